@@ -91,6 +91,12 @@ func (m *memEnv) Find(db, coll string, filter bson.Raw, c *collation.Collator) (
 	return &SliceSource{Docs: out}, nil
 }
 
+// FindNear: memEnv keeps no indexes, so a $geoNear finds no geo index,
+// as on a collection without one.
+func (m *memEnv) FindNear(db, coll string, g *GeoNear, c *collation.Collator) (Source, error) {
+	return nil, mongoerr.New(mongoerr.IndexNotFound, "$geoNear requires a 2d or 2dsphere index, but none were found")
+}
+
 func idKey(doc bson.Raw) string { return string(keyenc.Encode(doc.Lookup("_id"))) }
 
 func (m *memEnv) Insert(db, coll string, docs []bson.Raw, ordered bool) (int, error) {

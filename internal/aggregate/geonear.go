@@ -35,6 +35,18 @@ type geoNearStage struct {
 	multiplier float64
 }
 
+// leadingGeoNear is the search of stages' leading $geoNear (nil: none),
+// which the read of the pipeline's collection runs; the stage stays to
+// set its fields from the distances the read measures.
+func leadingGeoNear(stages []stage) *GeoNear {
+	if len(stages) > 0 {
+		if g, ok := stages[0].(*geoNearStage); ok {
+			return &g.search
+		}
+	}
+	return nil
+}
+
 func (p *parser) parseGeoNear(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$geoNear argument must be an object")

@@ -196,6 +196,9 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		if haveLocal && len(s.pipeline) > 0 && isTextMatch(s.pipeline[0]) {
 			return nil, mongoerr.New(mongoerr.TextMatchNotFirst, "$match with $text is only allowed as the first pipeline stage")
 		}
+		if haveLocal && leadingGeoNear(s.pipeline) != nil {
+			return nil, mongoerr.New(mongoerr.StageMustBeFirst, "$geoNear is only valid as the first stage in a pipeline")
+		}
 	}
 	return s, nil
 }
@@ -274,6 +277,8 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 		}
 	case s.localField != nil:
 		src, err = rt.find(s.from, s.equalityFilter(doc))
+	case leadingGeoNear(pipeline) != nil:
+		src, err = rt.findNear(s.from, leadingGeoNear(pipeline))
 	default:
 		var filter bson.Raw
 		filter, pipeline = leadingText(pipeline)
@@ -454,10 +459,15 @@ func (s *unionWithStage) run(in Source, rt *runtime) Source {
 		var src Source = &SliceSource{}
 		stages := s.pipeline
 		if s.coll != "" && !startsWithDocumentsStage(stages) {
-			var filter bson.Raw
-			filter, stages = leadingText(stages)
 			var err error
-			if src, err = rt.find(s.coll, filter); err != nil {
+			if g := leadingGeoNear(stages); g != nil {
+				src, err = rt.findNear(s.coll, g)
+			} else {
+				var filter bson.Raw
+				filter, stages = leadingText(stages)
+				src, err = rt.find(s.coll, filter)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

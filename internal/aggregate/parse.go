@@ -255,15 +255,12 @@ func (p *parser) checkPosition(name string, i, n int) error {
 			return mongoerr.New(mongoerr.InvalidNamespace, "$documents' is not allowed in user requests against a collection; use {aggregate: 1}")
 		}
 	case "$geoNear":
-		// MongoDB allows $geoNear first in a $lookup or $unionWith
-		// sub-pipeline, whose first stage reads no collection scan here:
-		// the collection scan runs its search (TakePushdown). Inside a
-		// $facet, it refuses the $lookup or $unionWith (pipeline).
-		switch {
-		case i != 0:
+		// MongoDB allows $geoNear first in a pipeline, a $lookup's or
+		// $unionWith's too, whose read of the collection runs its search
+		// (TakePushdown, runtime.findNear). Inside a $facet, it refuses
+		// the $lookup or $unionWith (pipeline).
+		if i != 0 {
 			return mongoerr.New(mongoerr.StageMustBeFirst, "$geoNear is only valid as the first stage in a pipeline")
-		case p.where != topLevel && p.facetStage == "":
-			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support $geoNear in a sub-pipeline yet")
 		}
 	}
 	return nil

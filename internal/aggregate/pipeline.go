@@ -62,6 +62,12 @@ type Env interface {
 	// $lookup, $graphLookup, $unionWith and $merge read other collections
 	// under the pipeline's collation, as in MongoDB.
 	Find(db, coll string, filter bson.Raw, c *collation.Collator) (Source, error)
+	// FindNear returns the documents of db.coll a leading $geoNear's
+	// search finds, nearest first, each with its distance and location
+	// as its metadata, as the collection scan of a pipeline runs it
+	// (Pushdown.GeoNear); the errors are a top-level $geoNear's (no geo
+	// index, a missing collection).
+	FindNear(db, coll string, g *GeoNear, c *collation.Collator) (Source, error)
 	// Insert stores docs in db.coll, creating the collection even when docs
 	// is empty. Ordered, it stops at the first document that fails (a
 	// DuplicateKey among others); unordered, it tries every one. It
@@ -275,6 +281,18 @@ func (rt *runtime) find(coll string, filter bson.Raw) (Source, error) {
 	return rt.guard(src), nil
 }
 
+// findNear runs a sub-pipeline's leading $geoNear search on coll.
+func (rt *runtime) findNear(coll string, g *GeoNear) (Source, error) {
+	if rt.opts.Env == nil {
+		return nil, mongoerr.New(mongoerr.InternalError, "no storage for the aggregation")
+	}
+	src, err := rt.opts.Env.FindNear(rt.opts.DB, coll, g, rt.opts.Collator)
+	if err != nil {
+		return nil, err
+	}
+	return rt.guard(src), nil
+}
+
 // guard stops reads from src once the operation's context ends. Every
 // stage reads its input through one, so no stage loops long past a kill,
 // maxTimeMS, a disconnect or shutdown, whatever it does per document; and
@@ -378,8 +396,7 @@ type Pushdown struct {
 func (p *Pipeline) TakePushdown() Pushdown {
 	var pd Pushdown
 	if len(p.stages) > 0 {
-		if g, ok := p.stages[0].(*geoNearStage); ok {
-			pd.GeoNear = &g.search
+		if pd.GeoNear = leadingGeoNear(p.stages); pd.GeoNear != nil {
 			return pd
 		}
 		if m, ok := p.stages[0].(*matchStage); ok && len(m.exprs) == 0 && !m.filter.UsesExpr() {

@@ -496,6 +496,25 @@ func (env engineEnv) Find(db, coll string, filter bson.Raw, c *collation.Collato
 	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
 }
 
+// FindNear runs a sub-pipeline's leading $geoNear search on db.coll. On a
+// view the view's stages come first, so the $geoNear is no longer first
+// (an empty view reads its collection).
+func (env engineEnv) FindNear(db, coll string, g *aggregate.GeoNear, c *collation.Collator) (aggregate.Source, error) {
+	if env.views != nil {
+		base, stages, isView, err := env.views(db, coll)
+		if err != nil {
+			return nil, err
+		}
+		if isView && len(stages) > 0 {
+			return nil, mongoerr.New(mongoerr.StageMustBeFirst, "$geoNear is only valid as the first stage in a pipeline")
+		}
+		if isView {
+			coll = base
+		}
+	}
+	return env.e.Find(db, coll, engine.FindOptions{GeoNear: g, Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
+}
+
 // ResolveView follows db.coll's chain of views (Service.resolveView).
 func (env engineEnv) ResolveView(db, coll string) ([]bson.Raw, bool, error) {
 	if env.views == nil {

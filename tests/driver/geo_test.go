@@ -872,3 +872,51 @@ func TestGeoNearMetaThroughDensify(t *testing.T) {
 		}
 	}
 }
+
+// $geoNear runs first in a $lookup's or $unionWith's sub-pipeline, the
+// read of the foreign collection doing its search: the foreign documents
+// come nearest first with their distances and locations, fail without a
+// geo index (IndexNotFound), and not after the equality match of
+// localField/foreignField, which MongoDB puts before the sub-pipeline's
+// stages (requires_geo_index.js).
+func TestGeoNearInSubPipeline(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	local, foreign := db.Collection("subnear"), db.Collection("subnear_from")
+	if _, err := local.InsertMany(ctx, []any{doc("_id", 1), doc("_id", 2)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := foreign.InsertMany(ctx, []any{
+		doc("_id", "far", "loc", bson.A{5, 5}), doc("_id", "near", "loc", bson.A{0, 1}), doc("_id", "farthest", "loc", bson.A{10, 9}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	geoNear := doc("$geoNear", doc("near", bson.A{0, 0}, "distanceField", "d", "includeLocs", "l", "spherical", true))
+	lookup := bson.A{doc("$lookup", doc("from", "subnear_from", "pipeline", bson.A{geoNear, doc("$limit", 2)}, "as", "x"))}
+	_, err := local.Aggregate(ctx, lookup)
+	requireCode(t, err, 27, "IndexNotFound")
+	if _, err := foreign.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	out := aggregateAll(t, local, lookup)
+	if len(out) != 2 {
+		t.Fatalf("$lookup: %s", docsString(out))
+	}
+	for _, d := range out {
+		x, _ := d.Lookup("x").Array().Values()
+		if len(x) != 2 || x[0].Document().Lookup("_id").StringValue() != "near" || x[1].Document().Lookup("_id").StringValue() != "far" {
+			t.Fatalf("$lookup's matches: %s", d)
+		}
+		m := x[0].Document()
+		if dist := m.Lookup("d").Double(); math.Abs(dist-math.Pi/180) > 1e-12 || m.Lookup("l").String() != m.Lookup("loc").String() {
+			t.Errorf("distance and location: %s", m)
+		}
+	}
+	union := aggregateAll(t, local, bson.A{doc("$unionWith", doc("coll", "subnear_from", "pipeline", bson.A{geoNear}))})
+	if got := ids(union); !slices.Equal(got, []string{"1", "2", `"near"`, `"far"`, `"farthest"`}) {
+		t.Errorf("$unionWith: %v", got)
+	}
+	_, err = local.Aggregate(ctx, bson.A{doc("$lookup", doc("from", "subnear_from", "localField", "_id", "foreignField", "_id", "pipeline", bson.A{geoNear}, "as", "x"))})
+	requireCode(t, err, 40602, "Location40602")
+}
