@@ -29,22 +29,50 @@ type GeoNear struct {
 // distanceMultiplier) and includeLocs from the distance and location the
 // scan measured for each document.
 type geoNearStage struct {
-	search     GeoNear
+	search GeoNear
+	// nearExpr, in a $lookup's sub-pipeline whose near is a variable of
+	// the $lookup's let, gives search.Near for each local document
+	// (searchFor); nil: Near was evaluated when the stage was parsed.
+	nearExpr   *expr.Expr
 	distField  string
 	locsField  string
 	multiplier float64
 }
 
-// leadingGeoNear is the search of stages' leading $geoNear (nil: none),
-// which the read of the pipeline's collection runs; the stage stays to
-// set its fields from the distances the read measures.
-func leadingGeoNear(stages []stage) *GeoNear {
+// leadingGeoNear is stages' leading $geoNear (nil: none), whose search
+// the read of the pipeline's collection runs; the stage stays to set its
+// fields from the distances the read measures.
+func leadingGeoNear(stages []stage) *geoNearStage {
 	if len(stages) > 0 {
 		if g, ok := stages[0].(*geoNearStage); ok {
-			return &g.search
+			return g
 		}
 	}
 	return nil
+}
+
+// searchFor is the stage's search, its near evaluated in ectx (the
+// $lookup's let variables bound to a local document's values) when it
+// names one of them: MongoDB folds such a variable to a constant for each
+// run of the sub-pipeline (DocumentSourceGeoNear::asNearQuery).
+func (g *geoNearStage) searchFor(ectx *expr.Context) (*GeoNear, error) {
+	if g.nearExpr == nil {
+		return &g.search, nil
+	}
+	near, err := g.nearExpr.Eval(ectx, emptyDoc)
+	if err != nil {
+		return nil, err
+	}
+	if near.Type != bson.TypeArray && near.Type != bson.TypeEmbeddedDocument {
+		return nil, errNearNotPoint()
+	}
+	s := g.search
+	s.Near = near
+	return &s, nil
+}
+
+func errNearNotPoint() error {
+	return mongoerr.New(mongoerr.GeoNearNearNotPoint, "$geoNear requires near argument to be a GeoJSON object or a legacy point(array)")
 }
 
 func (p *parser) parseGeoNear(arg bson.RawValue) (stage, error) {
@@ -144,12 +172,17 @@ func (p *parser) parseGeoNear(arg bson.RawValue) (stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		if g.search.Near, err = e.Eval(p.ctx, emptyDoc); err != nil {
+		// A variable of a $lookup's let has its value for each local
+		// document; the command's let has its values now.
+		root, _, _ := strings.Cut(s, ".")
+		if _, bound := p.ctx.Vars[strings.TrimPrefix(root, "$$")]; p.where == inLookup && !bound {
+			g.nearExpr = e
+		} else if g.search.Near, err = e.Eval(p.ctx, emptyDoc); err != nil {
 			return nil, err
 		}
 	}
-	if t := g.search.Near.Type; t != bson.TypeArray && t != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.GeoNearNearNotPoint, "$geoNear requires near argument to be a GeoJSON object or a legacy point(array)")
+	if t := g.search.Near.Type; g.nearExpr == nil && t != bson.TypeArray && t != bson.TypeEmbeddedDocument {
+		return nil, errNearNotPoint()
 	}
 	if g.distField == "" {
 		return nil, mongoerr.New(mongoerr.GeoNearDistanceFieldNotString, "$geoNear requires a 'distanceField' option as a String")

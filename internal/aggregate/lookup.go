@@ -278,7 +278,10 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 	case s.localField != nil:
 		src, err = rt.find(s.from, s.equalityFilter(doc))
 	case leadingGeoNear(pipeline) != nil:
-		src, err = rt.findNear(s.from, leadingGeoNear(pipeline))
+		var g *GeoNear
+		if g, err = leadingGeoNear(pipeline).searchFor(rt.withVars(vars).ectx); err == nil {
+			src, err = rt.findNear(s.from, g)
+		}
 	default:
 		var filter bson.Raw
 		filter, pipeline = leadingText(pipeline)
@@ -461,7 +464,7 @@ func (s *unionWithStage) run(in Source, rt *runtime) Source {
 		if s.coll != "" && !startsWithDocumentsStage(stages) {
 			var err error
 			if g := leadingGeoNear(stages); g != nil {
-				src, err = rt.findNear(s.coll, g)
+				src, err = rt.findNear(s.coll, &g.search)
 			} else {
 				var filter bson.Raw
 				filter, stages = leadingText(stages)

@@ -396,7 +396,8 @@ type Pushdown struct {
 func (p *Pipeline) TakePushdown() Pushdown {
 	var pd Pushdown
 	if len(p.stages) > 0 {
-		if pd.GeoNear = leadingGeoNear(p.stages); pd.GeoNear != nil {
+		if g := leadingGeoNear(p.stages); g != nil {
+			pd.GeoNear = &g.search
 			return pd
 		}
 		if m, ok := p.stages[0].(*matchStage); ok && len(m.exprs) == 0 && !m.filter.UsesExpr() {

@@ -920,3 +920,34 @@ func TestGeoNearInSubPipeline(t *testing.T) {
 	_, err = local.Aggregate(ctx, bson.A{doc("$lookup", doc("from", "subnear_from", "localField", "_id", "foreignField", "_id", "pipeline", bson.A{geoNear}, "as", "x"))})
 	requireCode(t, err, 40602, "Location40602")
 }
+
+// A $geoNear in a $lookup's sub-pipeline may take its near from the
+// $lookup's let, a constant for each local document as MongoDB folds it:
+// each local document gets the foreign document nearest to its own point.
+func TestGeoNearLookupLetNear(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	local, foreign := db.Collection("letnear"), db.Collection("letnear_from")
+	if _, err := local.InsertMany(ctx, []any{doc("_id", 1, "p", bson.A{0, 0}), doc("_id", 2, "p", bson.A{10, 10})}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := foreign.InsertMany(ctx, []any{doc("_id", "a", "loc", bson.A{0, 1}), doc("_id", "b", "loc", bson.A{10, 9}), doc("_id", "c", "loc", bson.A{5, 5})}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := foreign.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	out := aggregateAll(t, local, bson.A{doc("$lookup", doc("from", "letnear_from", "let", doc("pt", "$p"),
+		"pipeline", bson.A{doc("$geoNear", doc("near", "$$pt", "distanceField", "d", "spherical", true)), doc("$limit", 1)}, "as", "x"))})
+	want := map[int32]string{1: "a", 2: "b"}
+	for _, d := range out {
+		x, _ := d.Lookup("x").Array().Values()
+		if len(x) != 1 || x[0].Document().Lookup("_id").StringValue() != want[d.Lookup("_id").Int32()] {
+			t.Errorf("nearest to %s: %s", d.Lookup("p"), d.Lookup("x"))
+		}
+	}
+	if len(out) != 2 {
+		t.Fatalf("%s", docsString(out))
+	}
+}
