@@ -17,7 +17,8 @@ import (
 // string is read at a weighted path with its weight (on a wildcard index
 // at any path, weighted 1 unless it is a weighted path: SERVER-45363);
 // sub-documents are entered on the way to a weighted path, arrays from
-// outside arrays (anything on a wildcard index).
+// outside arrays (anything on a wildcard index); a field whose name holds
+// a dot or starts with $ is skipped.
 func (s *Spec) visitText(doc bson.Raw, fn func(text string, lang *Language, w float64)) error {
 	return s.walk(doc, "", false, s.defaultLanguage, fn)
 }
@@ -34,6 +35,12 @@ func (s *Spec) walk(doc bson.Raw, parent string, isArray bool, lang *Language, f
 	for _, el := range elems {
 		name, v := el.Key(), el.Value()
 		if s.wildcard && name == s.languageOverride {
+			continue
+		}
+		if strings.Contains(name, ".") || strings.HasPrefix(name, "$") {
+			// A field named with a dot or a $ prefix is no path a query
+			// can name: MongoDB's iterator skips it, so {"a.b": "x"}
+			// is not read as a.b (SERVER-78238).
 			continue
 		}
 		dotted := name
