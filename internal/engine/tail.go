@@ -44,12 +44,21 @@ type TailCursor struct {
 }
 
 // Tail opens a tailable cursor on a capped collection. MongoDB refuses
-// tailable cursors on other collections and with a sort other than
-// $natural.
+// tailable cursors on other collections, with a sort other than $natural,
+// and with a $text or $near query.
 func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	q, err := compileFind(o, e.cat.get(db, coll))
 	if err != nil {
 		return nil, err
+	}
+	// CanonicalQuery::isValid's text rules come first, then a $text or
+	// $near refuses the tailable cursor.
+	ts, err := checkTextQuery(q, o.Hint)
+	if err != nil {
+		return nil, err
+	}
+	if ts != nil {
+		return nil, mongoerr.New(mongoerr.BadValue, "text and tailable cursor not allowed in same query")
 	}
 	if near, _ := q.filter.GeoNear(); near != nil {
 		return nil, mongoerr.New(mongoerr.BadValue, "Tailable cursors and geo $near cannot be used together")

@@ -475,6 +475,8 @@ func TestTextErrors(t *testing.T) {
 		{textQuery("x", "", false, false), options.Find().SetHint(doc("$natural", 1)), 2, "text and hint not allowed in same query"},
 		{textQuery("x", "", false, false), options.Find().SetHint("nosuchindex"), 2, "text and hint not allowed in same query"},
 		{textQuery("x", "", false, false), options.Find().SetSort(doc("$natural", 1)), 2, "text expression not allowed with $natural sort order"},
+		// and no tailable cursor, even on a capped collection
+		{textQuery("x", "", false, false), options.Find().SetCursorType(options.Tailable), 2, "text and tailable cursor not allowed in same query"},
 		{doc("b", 1), options.Find().SetHint("a_text"), 291, ""},
 		{doc("$or", bson.A{textQuery("x", "", false, false), doc("b", 1)}), nil, 238, ""},
 		{doc("$text", doc("$search", "x"), "g", doc("$nearSphere", bson.A{0, 0})), nil, 2, ""},
