@@ -27,8 +27,11 @@ func TextPlan(ix *Index, ts *TextScan, intervals []Interval) *Plan {
 	return &Plan{Index: ix, Intervals: intervals, Text: ts, multikey: true}
 }
 
-// textStage is a $text plan's explain: TEXT_MATCH over TEXT_OR (or FETCH
-// over OR) over an IXSCAN of each term.
+// textStage is a $text plan's explain: TEXT_MATCH over TEXT_OR over an
+// IXSCAN of each term when the scores are needed, else over a FETCH of an
+// OR of the scans, or of the one scan when there is one term
+// (TextStage::buildTextTree: no OR for a single index scan;
+// jstests/aggregation/bugs/optimize_text.js).
 func (p *Plan) textStage(s Shape) bson.D {
 	scans := bson.A{}
 	for _, term := range p.Text.Terms {
@@ -40,9 +43,12 @@ func (p *Plan) textStage(s Shape) bson.D {
 		scans = append(scans, scan)
 	}
 	var in bson.D
-	if p.Text.Score {
+	switch {
+	case p.Text.Score:
 		in = bson.D{{Key: "stage", Value: "TEXT_OR"}, {Key: "inputStages", Value: scans}}
-	} else {
+	case len(scans) == 1:
+		in = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "inputStage", Value: scans[0]}}
+	default:
 		in = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "inputStage", Value: bson.D{{Key: "stage", Value: "OR"}, {Key: "inputStages", Value: scans}}}}
 	}
 	prefix := p.Text.Prefix
