@@ -9,6 +9,7 @@ package aggregate
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -388,6 +389,10 @@ type Pushdown struct {
 	// SortKeys: the documents carry their keys in Sort for a later
 	// stage's {$meta: "sortKey"} (markSortKeys).
 	SortKeys bool
+	// TextScores: the Filter is a $text search whose scores a later
+	// stage reads (readsTextScore), so the scan must score its documents
+	// (MongoDB's TEXT_OR in place of an OR of the term scans).
+	TextScores bool
 }
 
 // TakePushdown removes a leading $match (when it is a plain query filter)
@@ -396,6 +401,9 @@ type Pushdown struct {
 func (p *Pipeline) TakePushdown() Pushdown {
 	var pd Pushdown
 	if len(p.stages) > 0 {
+		if isTextMatch(p.stages[0]) {
+			pd.TextScores = readsTextScore(p.specs[1:])
+		}
 		if g := leadingGeoNear(p.stages); g != nil {
 			pd.GeoNear = &g.search
 			return pd
@@ -416,6 +424,30 @@ func (p *Pipeline) TakePushdown() Pushdown {
 		}
 	}
 	return pd
+}
+
+// readsTextScore reports whether the stages after a leading $text match
+// read {$meta: "textScore"} before one rebuilds its documents: as MongoDB's
+// Pipeline::getDependencies, which stops at the first stage whose
+// dependencies are exhaustive ($group and the stages made of one, $facet),
+// that stage's own reads included; a $lookup's or $unionWith's
+// sub-pipeline reads the scores of its own $text search.
+func readsTextScore(specs []bson.Raw) bool {
+	for _, spec := range specs {
+		el, err := spec.IndexErr(0)
+		if err != nil {
+			return false
+		}
+		name := el.Key()
+		if name != "$lookup" && name != "$unionWith" && slices.Contains(expr.MetaNames(el.Value()), "textScore") {
+			return true
+		}
+		switch name {
+		case "$group", "$bucket", "$bucketAuto", "$count", "$sortByCount", "$facet":
+			return false
+		}
+	}
+	return false
 }
 
 // isTextMatch reports whether s is a $match with a $text clause.

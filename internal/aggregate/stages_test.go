@@ -265,6 +265,41 @@ func TestTakePushdown(t *testing.T) {
 	}
 }
 
+// A leading $text match asks the scan for scores when a stage reads them
+// before the first that rebuilds its documents (MongoDB's
+// Pipeline::getDependencies; optimize_text.js: otherwise no TEXT_OR).
+func TestTakePushdownTextScores(t *testing.T) {
+	for _, tc := range []struct {
+		pipeline string
+		want     bool
+	}{
+		{`[{"$match": {"$text": {"$search": "a"}}}]`, false},
+		{`[{"$match": {"$text": {"$search": "a"}}}, {"$project": {"s": {"$meta": "textScore"}}}]`, true},
+		{`[{"$match": {"$text": {"$search": "a"}}}, {"$limit": 1}, {"$addFields": {"s": {"$meta": "textScore"}}}]`, true},
+		{`[{"$match": {"$text": {"$search": "a"}}}, {"$group": {"_id": null, "s": {"$sum": {"$meta": "textScore"}}}}]`, true},
+		{`[{"$match": {"$text": {"$search": "a"}}}, {"$group": {"_id": "$x"}}, {"$project": {"s": {"$meta": "textScore"}}}]`, false},
+		{`[{"$match": {"$text": {"$search": "a"}}}, {"$facet": {"f": [{"$project": {"s": {"$meta": "textScore"}}}]}}]`, true},
+		{`[{"$match": {"$text": {"$search": "a"}}}, {"$unionWith": {"coll": "d", "pipeline": [{"$match": {"$text": {"$search": "b"}}}, {"$project": {"s": {"$meta": "textScore"}}}]}}]`, false},
+		{`[{"$match": {"x": 1}}, {"$group": {"_id": null}}, {"$project": {"s": {"$meta": "textScore"}}}]`, false},
+	} {
+		var arr bson.A
+		if err := bson.UnmarshalExtJSON([]byte(`{"p": `+tc.pipeline+`}`), false, &struct{ P *bson.A }{&arr}); err != nil {
+			t.Fatal(err)
+		}
+		stages := make([]bson.Raw, len(arr))
+		for i, st := range arr {
+			stages[i], _ = bson.Marshal(st)
+		}
+		p, err := Parse(stages, Options{DB: "test", Coll: "c", Env: newMemEnv()})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.pipeline, err)
+		}
+		if got := p.TakePushdown().TextScores; got != tc.want {
+			t.Errorf("%s: TextScores %v, want %v", tc.pipeline, got, tc.want)
+		}
+	}
+}
+
 // TestStageCorpora runs the corpora of the stages of issue 19, one file
 // per stage.
 func TestStageCorpora(t *testing.T) {

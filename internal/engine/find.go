@@ -56,6 +56,10 @@ type FindOptions struct {
 	// Min and Max bound the keys of the hinted index the find reads
 	// (planKeyRange); nil or empty leaves that end open.
 	Min, Max bson.Raw
+	// TextScores reports that a later stage reads the $text scores the
+	// scan gives its documents (aggregate.Pushdown.TextScores), as a
+	// projection or sort of them does.
+	TextScores bool
 	// IndexKeys gives the documents the keys of the index entries they
 	// were found through (docsrc.Meta.IndexKey), for a later stage's
 	// {$meta: "indexKey"}; a projection reading it asks for them itself.
@@ -195,7 +199,7 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 		q.proj, q.projDoc = query.ReturnKey(q.proj), nil
 		q.keysOnly = q.sortKeys == nil
 	}
-	q.textScore = q.sort != nil && q.sort.NeedsTextScore() || q.proj != nil && q.proj.NeedsTextScore()
+	q.textScore = o.TextScores || q.sort != nil && q.sort.NeedsTextScore() || q.proj != nil && q.proj.NeedsTextScore()
 	if o.ShowRecordID && !o.ReturnKey {
 		// MongoDB adds showRecordId's {$recordId: {$meta: "recordId"}}
 		// to the projection, which returnKey replaces. The record id is

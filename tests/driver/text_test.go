@@ -594,3 +594,31 @@ func TestTextExaminesMatches(t *testing.T) {
 		}
 	}
 }
+
+// An aggregation whose stages read the text score plans the scan that
+// scores (TEXT_OR); one that does not reads an OR of the term scans
+// (Pipeline::getDependencies; optimize_text.js).
+func TestTextAggregateExplainScores(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := textColl(t, client, "", doc("a", "text"), nil, doc("_id", 1, "a", "banana leaf"))
+	match := doc("$match", textQuery("banana leaf", "", false, false))
+	for _, tt := range []struct {
+		pipeline bson.A
+		want     string
+	}{
+		{bson.A{match}, "OR"},
+		{bson.A{match, doc("$project", doc("s", scoreMeta))}, "TEXT_OR"},
+		{bson.A{match, doc("$group", doc("_id", nil, "s", doc("$sum", scoreMeta)))}, "TEXT_OR"},
+		{bson.A{match, doc("$group", doc("_id", "$a")), doc("$project", doc("s", scoreMeta))}, "OR"},
+	} {
+		var ex bson.Raw
+		if err := coll.Database().RunCommand(ctx, doc("explain", doc("aggregate", coll.Name(), "pipeline", tt.pipeline, "cursor", doc()), "verbosity", "queryPlanner")).Decode(&ex); err != nil {
+			t.Fatal(err)
+		}
+		// the plan is the reply's, or its $cursor stage's
+		if s := ex.String(); !strings.Contains(s, `"stage": "`+tt.want+`"`) || tt.want == "OR" && strings.Contains(s, "TEXT_OR") {
+			t.Errorf("%v: %s, want %s", tt.pipeline, s, tt.want)
+		}
+	}
+}
