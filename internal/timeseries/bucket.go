@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // A bucket holds the measurements of one meta value within one span of
@@ -94,9 +95,74 @@ func Measurement(o Options, doc bson.Raw) (t time.Time, meta bson.RawValue, err 
 		return t, meta, mongoerr.New(mongoerr.BadValue, "'%s' must be present and contain a valid BSON UTC datetime value", o.TimeField)
 	}
 	if o.MetaField != "" {
-		meta = doc.Lookup(o.MetaField)
+		meta = normalizeMeta(doc.Lookup(o.MetaField))
 	}
 	return tv.Time(), meta, nil
+}
+
+// normalizeMeta is a metaField value in MongoDB's normalized form: the
+// fields of every object in it, at any depth and inside arrays, in the
+// byte order of their names; arrays keep their order. Measurements whose
+// meta values differ only in field order share a bucket, which stores this
+// form, so the view shows it (MongoDB's timeseries::metadata::normalize,
+// through which the bucket catalog passes every measurement's meta). A
+// value already in that form is returned as it is, uncopied.
+func normalizeMeta(v bson.RawValue) bson.RawValue {
+	if (v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray) || metaNormalized(v.Value, v.Type == bson.TypeArray) {
+		return v
+	}
+	return bson.RawValue{Type: v.Type, Value: appendNormalized(nil, v.Value, v.Type == bson.TypeArray)}
+}
+
+// metaNormalized reports whether doc (an array when isArray) and the
+// objects in it have their fields in order.
+func metaNormalized(doc []byte, isArray bool) bool {
+	it := rawdoc.Iterate(doc)
+	var prev []byte
+	for first := true; ; first = false {
+		k, v, ok := it.Next()
+		if !ok {
+			return true
+		}
+		if !isArray && !first && bytes.Compare(prev, k) > 0 {
+			return false
+		}
+		prev = k
+		if (v.Type == bson.TypeEmbeddedDocument || v.Type == bson.TypeArray) && !metaNormalized(v.Value, v.Type == bson.TypeArray) {
+			return false
+		}
+	}
+}
+
+// appendNormalized appends doc (an array when isArray) in normalized form.
+func appendNormalized(dst, doc []byte, isArray bool) []byte {
+	type field struct {
+		key []byte
+		v   bson.RawValue
+	}
+	var fields []field
+	it := rawdoc.Iterate(doc)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		fields = append(fields, field{k, v})
+	}
+	if !isArray {
+		slices.SortStableFunc(fields, func(a, b field) int { return bytes.Compare(a.key, b.key) })
+	}
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	for _, f := range fields {
+		if f.v.Type == bson.TypeEmbeddedDocument || f.v.Type == bson.TypeArray {
+			dst = bsoncore.AppendHeader(dst, bsoncore.Type(f.v.Type), string(f.key))
+			dst = appendNormalized(dst, f.v.Value, f.v.Type == bson.TypeArray)
+			continue
+		}
+		dst = rawdoc.AppendElement(dst, string(f.key), f.v)
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst
 }
 
 // Add appends doc, a measurement of meta that Fits, to the bucket.

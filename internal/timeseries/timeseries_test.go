@@ -354,3 +354,33 @@ func TestUnpackSpecShape(t *testing.T) {
 		t.Errorf("ParseUnpackSpec(%s): %+v %v", old, o, err)
 	}
 }
+
+// TestNormalizeMeta: a measurement's meta value as MongoDB's bucket catalog
+// normalizes it (timeseries_metadata.js, timeseries_insert_normalize_metadata.js):
+// object fields in the byte order of their names at every depth, objects in
+// arrays too, arrays in their own order; a normalized value is not copied.
+func TestNormalizeMeta(t *testing.T) {
+	o := Options{TimeField: "t", MetaField: "m"}
+	t0 := time.Date(2020, 11, 26, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ in, want any }{
+		{bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}}, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}},
+		{bson.D{{Key: "nested", Value: bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}}}}, bson.D{{Key: "nested", Value: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}}}},
+		{bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "c", Value: 0}, {Key: "b", Value: 1}}, bson.A{bson.D{{Key: "f", Value: 0}, {Key: "e", Value: 1}}}}}},
+			bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "b", Value: 1}, {Key: "c", Value: 0}}, bson.A{bson.D{{Key: "e", Value: 1}, {Key: "f", Value: 0}}}}}}},
+		{bson.D{{Key: "a", Value: bson.A{2, 1, 3}}}, bson.D{{Key: "a", Value: bson.A{2, 1, 3}}}},
+		{bson.A{bson.D{{Key: "y", Value: 1}, {Key: "x", Value: 2}}, 1}, bson.A{bson.D{{Key: "x", Value: 2}, {Key: "y", Value: 1}}, 1}},
+		// byte order: upper case before lower case, a prefix first
+		{bson.D{{Key: "ab", Value: 1}, {Key: "a", Value: 2}, {Key: "B", Value: 3}}, bson.D{{Key: "B", Value: 3}, {Key: "a", Value: 2}, {Key: "ab", Value: 1}}},
+		{"host", "host"},
+	} {
+		_, got, err := Measurement(o, doc(t, bson.D{{Key: "t", Value: t0}, {Key: "m", Value: tc.in}}))
+		want := doc(t, bson.D{{Key: "m", Value: tc.want}}).Lookup("m")
+		if err != nil || got.Type != want.Type || string(got.Value) != string(want.Value) {
+			t.Errorf("meta %v: %v, want %v (%v)", tc.in, got, want, err)
+		}
+	}
+	sorted := doc(t, bson.D{{Key: "m", Value: bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "b", Value: 1}}}}, {Key: "c", Value: 2}}}}).Lookup("m")
+	if got := normalizeMeta(sorted); &got.Value[0] != &sorted.Value[0] {
+		t.Error("a normalized meta value was copied")
+	}
+}
