@@ -387,7 +387,10 @@ func parseUpdateStatement(doc bson.Raw) (updateStatement, error) {
 
 // replacementMulti is MongoDB's UpdateDriver rule, checked as the
 // statement runs (a write error of that statement, not of the command): a
-// replacement updates one document.
+// replacement updates one document. A time series collection's update
+// never reaches it: MongoDB 7.0 translates the update for the buckets
+// first, which refuses any replacement with InvalidOptions
+// (timeseries.TranslateUpdate).
 func (u *updateStatement) replacementMulti() error {
 	if u.Multi && !u.Pipeline && !isOperatorDoc(u.Update) {
 		return mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
@@ -461,7 +464,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err == nil {
 			err = s.failPrimaryWrite(r)
 		}
-		if err == nil {
+		if err == nil && a.ts == nil {
 			err = u.replacementMulti()
 		}
 		switch {

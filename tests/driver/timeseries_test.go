@@ -472,6 +472,10 @@ func TestTimeseriesMetaUpdates(t *testing.T) {
 		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: 1}}}}}, {Key: "multi", Value: true}}, "updates a field that is not the metaField 'tags'"},
 		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.D{{Key: "$rename", Value: bson.D{{Key: "tags.dc", Value: "dc"}}}}}, {Key: "multi", Value: true}}, "updates a field that is not the metaField"},
 		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "tags.k", Value: 1}}}}}}, {Key: "multi", Value: true}}, "using a pipeline update"},
+		// the translation refuses a replacement before the update driver's
+		// FailedToParse of a multi replacement
+		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.D{{Key: "f2", Value: 7}}}, {Key: "multi", Value: true}}, "using a replacement document"},
+		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.D{}}, {Key: "multi", Value: true}}, "using a replacement document"},
 	} {
 		err := update(tc.coll, tc.stmt)
 		requireCode(t, err, 72, "InvalidOptions")
