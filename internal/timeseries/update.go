@@ -1,13 +1,13 @@
 package timeseries
 
 import (
-	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -25,55 +25,118 @@ func underMeta(path, meta string) bool {
 // toMeta renames a path under the metaField to the same path under meta.
 func toMeta(path, meta string) string { return "meta" + path[len(meta):] }
 
-// TranslateQuery is a filter on measurements as a filter on their buckets:
-// every field it names, at its top level or in the documents of a logical
-// operator's array, must be the metaField or under it.
+// TranslateQuery is a filter on measurements as a filter on their buckets,
+// as MongoDB 7.0's timeseries::translateQuery walks it: every field named
+// at the top level, or in a document that is an element of an array
+// (those of $and, $or and $nor among them), must be the metaField or under
+// it and is renamed under meta; a $jsonSchema's required fields and
+// properties must be the metaField itself and are renamed, the rest of the
+// schema kept as it is; $expr and $where are refused anywhere.
 func TranslateQuery(o Options, query bson.Raw) (bson.Raw, error) {
-	out, err := translateQueryDoc(o.MetaField, query)
-	if err != nil {
-		return nil, err
+	start, out := bsoncore.AppendDocumentStart(nil)
+	it := rawdoc.Iterate(query)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		var err error
+		if out, err = translateQueryElem(out, o.MetaField, string(k), v, true, false); err != nil {
+			return nil, err
+		}
 	}
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return bson.Raw(out), nil
 }
 
-func translateQueryDoc(meta string, doc bson.Raw) ([]byte, error) {
-	elems, err := doc.Elements()
-	if err != nil {
-		return nil, err
+// notMetaQuery is MongoDB's refusal of a filter on another field.
+func notMetaQuery(meta string) error {
+	return mongoerr.New(mongoerr.InvalidOptions, "Cannot perform an update or delete on a time-series collection when querying on a field that is not the metaField '%s'", meta)
+}
+
+// translateQueryElem appends the element k: v of a filter, translated:
+// top says k names a field of the measurements, inArray that v is an
+// element of an array (so that a document v names fields).
+func translateQueryElem(out []byte, meta, k string, v bson.RawValue, top, inArray bool) ([]byte, error) {
+	switch k {
+	case "$expr":
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot use $expr when performing an update or delete on a time-series collection")
+	case "$where":
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot use $where when performing an update or delete on a time-series collection")
+	case "$jsonSchema":
+		return translateSchema(out, meta, v)
 	}
-	start, out := bsoncore.AppendDocumentStart(nil)
-	for _, el := range elems {
-		k, v := el.Key(), el.Value()
-		if !strings.HasPrefix(k, "$") {
-			if !underMeta(k, meta) {
-				return nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot perform an update or delete on a time-series collection when querying on a field that is not the metaField '%s'", meta)
-			}
-			out = bsoncore.AppendValueElement(out, toMeta(k, meta), bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
-			continue
+	if top && !strings.HasPrefix(k, "$") {
+		if !underMeta(k, meta) {
+			return nil, notMetaQuery(meta)
 		}
-		if v.Type != bson.TypeArray || (k != "$and" && k != "$or" && k != "$nor") {
-			// other operators' values, and malformed logical ones (the
-			// buckets' query reports those), are kept as they are
-			out = bsoncore.AppendValueElement(out, k, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
-			continue
+		k = toMeta(k, meta)
+	}
+	if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
+		return rawdoc.AppendElement(out, k, v), nil
+	}
+	childTop, childInArray := inArray && v.Type == bson.TypeEmbeddedDocument, v.Type == bson.TypeArray
+	out = bsoncore.AppendHeader(out, bsoncore.Type(v.Type), k)
+	start, out := bsoncore.AppendDocumentStart(out)
+	it := rawdoc.Iterate(v.Value)
+	for {
+		ck, cv, ok := it.Next()
+		if !ok {
+			break
 		}
-		vals, err := v.Array().Values()
-		if err != nil {
+		var err error
+		if out, err = translateQueryElem(out, meta, string(ck), cv, childTop, childInArray); err != nil {
 			return nil, err
 		}
-		aStart, a := bsoncore.AppendArrayElementStart(out, k)
-		for i, item := range vals {
-			key := bsoncore.Value{Type: bsoncore.Type(item.Type), Data: item.Value}
-			if item.Type == bson.TypeEmbeddedDocument {
-				sub, err := translateQueryDoc(meta, item.Document())
-				if err != nil {
-					return nil, err
-				}
-				key = bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: sub}
-			}
-			a = bsoncore.AppendValueElement(a, strconv.Itoa(i), key)
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return out, nil
+}
+
+// translateSchema appends a $jsonSchema of measurements as one of their
+// buckets: the entries of its (first) required and the names of its
+// (first) properties must be the metaField, and become meta.
+func translateSchema(out []byte, meta string, v bson.RawValue) ([]byte, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return rawdoc.AppendElement(out, "$jsonSchema", v), nil
+	}
+	start, out := bsoncore.AppendDocumentElementStart(out, "$jsonSchema")
+	var seenRequired, seenProperties bool
+	it := rawdoc.Iterate(v.Value)
+	for {
+		k, kv, ok := it.Next()
+		if !ok {
+			break
 		}
-		out, _ = bsoncore.AppendArrayEnd(a, aStart)
+		required := string(k) == "required" && !seenRequired
+		properties := string(k) == "properties" && !seenProperties
+		if (!required && !properties) || (kv.Type != bson.TypeArray && kv.Type != bson.TypeEmbeddedDocument) {
+			seenRequired, seenProperties = seenRequired || required, seenProperties || properties
+			out = rawdoc.AppendElement(out, string(k), kv)
+			continue
+		}
+		seenRequired, seenProperties = seenRequired || required, seenProperties || properties
+		out = bsoncore.AppendHeader(out, bsoncore.Type(kv.Type), string(k))
+		sStart, o2 := bsoncore.AppendDocumentStart(out)
+		sub := rawdoc.Iterate(kv.Value)
+		for {
+			name, entry, ok := sub.Next()
+			if !ok {
+				break
+			}
+			if required {
+				if f, isString := entry.StringValueOK(); !isString || f != meta {
+					return nil, notMetaQuery(meta)
+				}
+				o2 = rawdoc.AppendElement(o2, string(name), bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, "meta")})
+				continue
+			}
+			if string(name) != meta {
+				return nil, notMetaQuery(meta)
+			}
+			o2 = rawdoc.AppendElement(o2, "meta", entry)
+		}
+		out, _ = bsoncore.AppendDocumentEnd(o2, sStart)
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out, nil

@@ -454,6 +454,13 @@ func TestTimeseriesMetaUpdates(t *testing.T) {
 	if n, _ := db.Collection("system.buckets.u").CountDocuments(ctx, bson.D{}); n != 3 {
 		t.Errorf("%d buckets, want 3", n)
 	}
+	// A $jsonSchema requiring the metaField alone selects on the buckets'
+	// meta (MongoDB 7.0's translateQuery renames its required fields).
+	res, err = coll.UpdateMany(ctx, bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "required", Value: bson.A{"tags"}}, {Key: "properties", Value: bson.D{{Key: "tags", Value: bson.D{{Key: "required", Value: bson.A{"region"}}}}}}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "tags.r", Value: true}}}})
+	if err != nil || res.MatchedCount != 2 || res.ModifiedCount != 2 {
+		t.Errorf("update by $jsonSchema: %+v %v", res, err)
+	}
 	update := func(coll string, stmt bson.D) error {
 		return db.RunCommand(ctx, bson.D{{Key: "update", Value: coll}, {Key: "updates", Value: bson.A{stmt}}}).Err()
 	}
@@ -476,6 +483,9 @@ func TestTimeseriesMetaUpdates(t *testing.T) {
 		// FailedToParse of a multi replacement
 		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.D{{Key: "f2", Value: 7}}}, {Key: "multi", Value: true}}, "using a replacement document"},
 		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.D{}}, {Key: "multi", Value: true}}, "using a replacement document"},
+		{"u", bson.D{{Key: "q", Value: bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "required", Value: bson.A{"tags", "t"}}}}}}, {Key: "u", Value: set}, {Key: "multi", Value: true}}, "querying on a field that is not the metaField"},
+		{"u", bson.D{{Key: "q", Value: bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "properties", Value: bson.D{{Key: "v", Value: bson.D{}}}}}}}}, {Key: "u", Value: set}, {Key: "multi", Value: true}}, "querying on a field that is not the metaField"},
+		{"u", bson.D{{Key: "q", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$tags.host", "a"}}}}}}, {Key: "u", Value: set}, {Key: "multi", Value: true}}, "Cannot use $expr"},
 	} {
 		err := update(tc.coll, tc.stmt)
 		requireCode(t, err, 72, "InvalidOptions")
