@@ -151,6 +151,8 @@ var (
 	// tBoolOrUUID is the IDL's variant of bool and uuid, whose binData
 	// alternative UUID::parse reads (any other subtype is InvalidUUID).
 	tBoolOrUUID = argType{mask: typeMask(bson.TypeBoolean, bson.TypeBinary), want: []string{"bool", "binData"}, check: checkVariantUUID}
+	// tStringOrSafe is the IDL's variant of string and safeInt64.
+	tStringOrSafe = argType{mask: typeMask(bson.TypeString) | numberMask, want: append([]string{"string"}, mongoerr.NumberTypes()...)}
 	// tSafeBoolOrDoc is the IDL's variant of safeBool (see tBool) and
 	// object.
 	tSafeBoolOrDoc = argType{mask: tBool.mask | typeMask(bson.TypeEmbeddedDocument), want: append(append([]string{}, tBool.want...), "object")}

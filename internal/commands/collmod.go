@@ -25,7 +25,8 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("validationLevel", tString),
 	arg("validationAction", tString),
 	arg("changeStreamPreAndPostImages", tDoc),
-	arg("expireAfterSeconds", tAny),
+	// variant<string, safeInt64>: "off", or a number of seconds
+	arg("expireAfterSeconds", tStringOrSafe),
 	arg("timeseries", tDoc),
 	// Folio reads the control fields of any bucket, however its fields'
 	// types mix, so the buckets may always hold mixed-schema data (as
@@ -310,7 +311,7 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 		ch.PreImages, changed = &on, true
 	}
 	if r.args.has("expireAfterSeconds") {
-		// A number of seconds, or "off".
+		// A number of seconds, or "off"; another string is InvalidOptions.
 		switch v := r.args.value("expireAfterSeconds"); {
 		case v.Type == bson.TypeString && v.StringValue() == "off":
 		case v.IsNumber():

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,6 +168,15 @@ func TestCollModExpireAfterSeconds(t *testing.T) {
 	requireCode(t, run(bson.D{{Key: "collMod", Value: "plain"}, {Key: "expireAfterSeconds", Value: 1}}), 72, "InvalidOptions")
 	requireCode(t, run(bson.D{{Key: "collMod", Value: "ts"}, {Key: "validationLevel", Value: "off"}}), 72, "InvalidOptions")
 	requireCode(t, run(bson.D{{Key: "collMod", Value: "cl"}, {Key: "expireAfterSeconds", Value: -1}}), 72, "InvalidOptions")
+	// the IDL's variant<string, safeInt64>: another string is the
+	// handler's InvalidOptions, another type the parser's TypeMismatch
+	// (timeseries_expire_collmod.js)
+	requireCode(t, run(bson.D{{Key: "collMod", Value: "ts"}, {Key: "expireAfterSeconds", Value: "10"}}), 72, "InvalidOptions")
+	err := run(bson.D{{Key: "collMod", Value: "ts"}, {Key: "expireAfterSeconds", Value: bson.D{}}})
+	requireCode(t, err, 14, "TypeMismatch")
+	if want := "BSON field 'collMod.expireAfterSeconds' is the wrong type 'object', expected types '[string, long, int, decimal, double']"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("expireAfterSeconds {}: %v, want %q", err, want)
+	}
 	old := time.Now().Add(-time.Minute)
 	if _, err := db.Collection("cl").InsertOne(ctx, bson.D{{Key: "_id", Value: old}}); err != nil {
 		t.Fatal(err)
