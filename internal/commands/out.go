@@ -89,7 +89,7 @@ func (env engineEnv) output(db, coll, tmp string, want *timeseries.Options) (*ou
 	if out.ts != nil {
 		out.fill = &bucketFill{
 			o: out.ts.o,
-			open: func(_ string, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error) {
+			open: func(_ string, _ bson.Raw, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error) {
 				return &tsPending{b: timeseries.NewBucket(out.ts.o, meta, t), isNew: true}, timeseries.OtherMeta, nil
 			},
 			flush: func(p *tsPending) error {

@@ -347,8 +347,8 @@ type tsOpen struct {
 // tsExecStats count, since the server started or the collection was
 // created, what inserts did to a time series collection's buckets: the
 // execution statistics of MongoDB's bucket catalog, which collStats
-// reports. Folio closes a bucket when it is full or a measurement falls
-// outside its span, never for its size, a change of schema or memory
+// reports. Folio closes a bucket when it is full, a measurement falls
+// outside its span or changes its schema, never for its size or memory
 // pressure: those counts are zero.
 type tsExecStats struct {
 	bucketInserts, bucketUpdates   atomic.Int64
@@ -356,6 +356,7 @@ type tsExecStats struct {
 	closedDueToCount               atomic.Int64
 	closedDueToTimeForward         atomic.Int64
 	closedDueToTimeBackward        atomic.Int64
+	closedDueToSchemaChange        atomic.Int64
 	commits, measurementsCommitted atomic.Int64
 	waits                          atomic.Int64
 }
@@ -372,6 +373,8 @@ func (st *tsExecStats) opened(why timeseries.Misfit) {
 		st.closedDueToTimeForward.Add(1)
 	case timeseries.TimeBackward:
 		st.closedDueToTimeBackward.Add(1)
+	case timeseries.SchemaChange:
+		st.closedDueToSchemaChange.Add(1)
 	}
 }
 
@@ -395,7 +398,7 @@ func (st *tsExecStats) doc() bson.D {
 		{Key: "numBucketUpdates", Value: number(st.bucketUpdates.Load())},
 		{Key: "numBucketsOpenedDueToMetadata", Value: number(st.openedDueToMetadata.Load())},
 		{Key: "numBucketsClosedDueToCount", Value: number(st.closedDueToCount.Load())},
-		{Key: "numBucketsClosedDueToSchemaChange", Value: number(0)},
+		{Key: "numBucketsClosedDueToSchemaChange", Value: number(st.closedDueToSchemaChange.Load())},
 		{Key: "numBucketsClosedDueToSize", Value: number(0)},
 		{Key: "numBucketsClosedDueToTimeForward", Value: number(st.closedDueToTimeForward.Load())},
 		{Key: "numBucketsClosedDueToTimeBackward", Value: number(st.closedDueToTimeBackward.Load())},
@@ -468,8 +471,8 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 	fill := &bucketFill{
 		o:     ts.o,
 		stats: &open.stats,
-		open: func(key string, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error) {
-			return s.openBucket(r, ts, open, key, meta, t)
+		open: func(key string, doc bson.Raw, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error) {
+			return s.openBucket(r, ts, open, key, doc, meta, t)
 		},
 		flush: func(p *tsPending) error {
 			if err := mongoerr.Interruption(r.Ctx); err != nil {
@@ -541,7 +544,7 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 // counts the buckets opened and why.
 type bucketFill struct {
 	o      timeseries.Options
-	open   func(key string, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error)
+	open   func(key string, doc bson.Raw, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error)
 	flush  func(*tsPending) error
 	stats  *tsExecStats
 	byMeta map[string]*tsPending
@@ -562,7 +565,7 @@ func (f *bucketFill) add(doc bson.Raw, t time.Time, meta bson.RawValue) (*tsPend
 	p := f.byMeta[key]
 	misfit := timeseries.OtherMeta
 	if p != nil {
-		misfit = p.b.Misfit(f.o, meta, t)
+		misfit = p.b.Misfit(f.o, doc, meta, t)
 	}
 	if misfit != timeseries.Fits {
 		if p != nil {
@@ -575,7 +578,7 @@ func (f *bucketFill) add(doc bson.Raw, t time.Time, meta bson.RawValue) (*tsPend
 		filled := p != nil
 		var err error
 		var why timeseries.Misfit
-		if p, why, err = f.open(key, meta, t); err != nil {
+		if p, why, err = f.open(key, doc, meta, t); err != nil {
 			return nil, err
 		}
 		if !filled {
@@ -610,11 +613,11 @@ type tsPending struct {
 	added int // measurements added since it was opened
 }
 
-// openBucket returns the bucket a measurement of meta at t goes into: the
+// openBucket returns the bucket doc, a measurement of meta at t, goes into: the
 // collection's open bucket for meta, read back, when it fits, else a new
 // one, with why the open bucket did not take it (OtherMeta: there was
 // none).
-func (s *Service) openBucket(r *Request, ts *tsColl, open *tsOpen, key string, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error) {
+func (s *Service) openBucket(r *Request, ts *tsColl, open *tsOpen, key string, m bson.Raw, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error) {
 	misfit := timeseries.OtherMeta
 	if id, ok := open.byMeta[key]; ok {
 		doc, err := findOne(s.Engine, r.DB, ts.buckets, engine.FindOptions{Filter: marshal(bson.D{{Key: "_id", Value: id}}), Ctx: r.Ctx})
@@ -626,7 +629,7 @@ func (s *Service) openBucket(r *Request, ts *tsColl, open *tsOpen, key string, m
 			if err != nil {
 				return nil, 0, err
 			}
-			if misfit = b.Misfit(ts.o, meta, t); misfit == timeseries.Fits {
+			if misfit = b.Misfit(ts.o, m, meta, t); misfit == timeseries.Fits {
 				return &tsPending{b: b}, misfit, nil
 			}
 		}

@@ -9,8 +9,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // A bucket holds the measurements of one meta value within one span of
@@ -23,7 +25,13 @@ import (
 // Each field of the measurements is a column keyed by the measurement's
 // position; a measurement without the field has no entry. control.min and
 // control.max hold each field's least and greatest value (the time's least
-// rounded down to the bucket's start), which the filter on buckets reads.
+// rounded down to the bucket's start), which the filter on buckets reads;
+// as MongoDB's bucket catalog keeps them (MinMax), those of an object are
+// taken field by field and those of an array element by element, at any
+// depth. A bucket holds measurements of one schema: a field (or subfield,
+// or array element) keeps its canonical type class, so that a measurement
+// changing one, as a number for a string or an array for an object, opens
+// another bucket (MongoDB's Schema, a bucket closed for a schema change).
 // The _id's time is the bucket's start.
 
 // Bucket is a bucket being built or extended.
@@ -69,11 +77,15 @@ const (
 	TimeForward
 	// TimeBackward: the measurement is before the bucket's start.
 	TimeBackward
+	// SchemaChange: a field of the measurement has another canonical type
+	// class than the bucket's measurements gave it.
+	SchemaChange
 )
 
-// Misfit says whether a measurement of meta at t belongs in b: the same
-// meta value, within the bucket's span, and room left.
-func (b *Bucket) Misfit(o Options, meta bson.RawValue, t time.Time) Misfit {
+// Misfit says whether doc, a measurement of meta at t, belongs in b: the
+// same meta value, within the bucket's span, room left, and the bucket's
+// schema.
+func (b *Bucket) Misfit(o Options, doc bson.Raw, meta bson.RawValue, t time.Time) Misfit {
 	switch {
 	case b.Meta.Type != meta.Type || !bytes.Equal(b.Meta.Value, meta.Value):
 		return OtherMeta
@@ -84,7 +96,147 @@ func (b *Bucket) Misfit(o Options, meta bson.RawValue, t time.Time) Misfit {
 	case !t.Before(b.Start.Add(time.Duration(o.BucketMaxSpanSeconds) * time.Second)):
 		return TimeForward
 	}
-	return Fits
+	it := rawdoc.Iterate(doc)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			return Fits
+		}
+		if o.MetaField != "" && string(k) == o.MetaField {
+			continue
+		}
+		if m, seen := b.min[string(k)]; seen && !sameSchema(m, v) {
+			return SchemaChange
+		}
+	}
+}
+
+// sameSchema reports whether v keeps the schema of bound, a field's
+// control bound: the same canonical type class, and for objects and
+// arrays, the same for the subfields and elements both have.
+func sameSchema(bound, v bson.RawValue) bool {
+	if values.Rank(bound.Type) != values.Rank(v.Type) {
+		return false
+	}
+	if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
+		return true
+	}
+	it, bt := rawdoc.Iterate(v.Value), rawdoc.Iterate(bound.Value)
+	for {
+		k, sub, ok := it.Next()
+		if !ok {
+			return true
+		}
+		var b bson.RawValue
+		if v.Type == bson.TypeArray {
+			_, b, _ = bt.Next()
+		} else {
+			b = rawdoc.Lookup(bound.Value, string(k))
+		}
+		if b.Type != 0 && !sameSchema(b, sub) {
+			return false
+		}
+	}
+}
+
+// boundMoves reports whether v moves bound, a field's least (dir -1) or
+// greatest (dir 1) value: field by field when both are objects, element
+// by element when both are arrays (a field or element bound lacks moves
+// it), else as values compare under c.
+func boundMoves(c *collation.Collator, bound, v bson.RawValue, dir int) bool {
+	if bound.Type != v.Type || (v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray) {
+		return c.Compare(v, bound)*dir > 0
+	}
+	it, bt := rawdoc.Iterate(v.Value), rawdoc.Iterate(bound.Value)
+	for {
+		k, sub, ok := it.Next()
+		if !ok {
+			return false
+		}
+		var b bson.RawValue
+		if v.Type == bson.TypeArray {
+			_, b, _ = bt.Next()
+		} else {
+			b = rawdoc.Lookup(bound.Value, string(k))
+		}
+		if b.Type == 0 || boundMoves(c, b, sub, dir) {
+			return true
+		}
+	}
+}
+
+// appendBound appends the value of bound moved by v (see boundMoves):
+// an object's fields in bound's order, then v's new ones; an array as
+// long as the longer of the two.
+func appendBound(dst []byte, c *collation.Collator, bound, v bson.RawValue, dir int) []byte {
+	if bound.Type != v.Type || (v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray) {
+		if c.Compare(v, bound)*dir > 0 {
+			return append(dst, v.Value...)
+		}
+		return append(dst, bound.Value...)
+	}
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	if v.Type == bson.TypeArray {
+		bt, vt := rawdoc.Iterate(bound.Value), rawdoc.Iterate(v.Value)
+		for i := 0; ; i++ {
+			_, b, bok := bt.Next()
+			_, e, vok := vt.Next()
+			switch {
+			case !bok && !vok:
+				dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+				return dst
+			case !vok:
+				dst = rawdoc.AppendElement(dst, strconv.Itoa(i), b)
+			case !bok:
+				dst = rawdoc.AppendElement(dst, strconv.Itoa(i), e)
+			default:
+				dst = appendBoundElement(dst, c, strconv.Itoa(i), b, e, dir)
+			}
+		}
+	}
+	bt := rawdoc.Iterate(bound.Value)
+	for {
+		k, b, ok := bt.Next()
+		if !ok {
+			break
+		}
+		if e := rawdoc.Lookup(v.Value, string(k)); e.Type != 0 {
+			dst = appendBoundElement(dst, c, string(k), b, e, dir)
+		} else {
+			dst = rawdoc.AppendElement(dst, string(k), b)
+		}
+	}
+	vt := rawdoc.Iterate(v.Value)
+	for {
+		k, e, ok := vt.Next()
+		if !ok {
+			break
+		}
+		if rawdoc.Lookup(bound.Value, string(k)).Type == 0 {
+			dst = rawdoc.AppendElement(dst, string(k), e)
+		}
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst
+}
+
+// appendBoundElement appends the element key of appendBound's value.
+func appendBoundElement(dst []byte, c *collation.Collator, key string, bound, v bson.RawValue, dir int) []byte {
+	t := bound.Type
+	if (bound.Type != v.Type || (v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray)) && c.Compare(v, bound)*dir > 0 {
+		t = v.Type
+	}
+	dst = bsoncore.AppendHeader(dst, bsoncore.Type(t), key)
+	return appendBound(dst, c, bound, v, dir)
+}
+
+// moveBound is bound moved by v, in bytes of its own.
+func moveBound(c *collation.Collator, bound, v bson.RawValue, dir int) bson.RawValue {
+	t := bound.Type
+	if (bound.Type != v.Type || (v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray)) && c.Compare(v, bound)*dir > 0 {
+		t = v.Type
+	}
+	return bson.RawValue{Type: t, Value: appendBound(nil, c, bound, v, dir)}
 }
 
 // Measurement checks doc as a measurement of o: its time (a date) and its
@@ -186,11 +338,15 @@ func (b *Bucket) Add(o Options, doc bson.Raw) error {
 		// The bounds are kept in their own bytes: doc may be a buffer
 		// its caller reuses (Unpack's measurements, as LoadBucket adds
 		// them).
-		if m, ok := b.min[f]; !ok || o.Collator.Compare(v, m) < 0 {
+		if m, ok := b.min[f]; !ok {
 			b.min[f] = bson.RawValue{Type: v.Type, Value: slices.Clone(v.Value)}
+		} else if boundMoves(o.Collator, m, v, -1) {
+			b.min[f] = moveBound(o.Collator, m, v, -1)
 		}
-		if m, ok := b.max[f]; !ok || o.Collator.Compare(v, m) > 0 {
+		if m, ok := b.max[f]; !ok {
 			b.max[f] = bson.RawValue{Type: v.Type, Value: slices.Clone(v.Value)}
+		} else if boundMoves(o.Collator, m, v, 1) {
+			b.max[f] = moveBound(o.Collator, m, v, 1)
 		}
 	}
 	b.n++

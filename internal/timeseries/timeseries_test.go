@@ -111,8 +111,8 @@ func TestBucketRoundTrip(t *testing.T) {
 		}
 		m := doc(t, d)
 		tm, mv, err := Measurement(o, m)
-		if err != nil || b.Misfit(o, mv, tm) != Fits {
-			t.Fatalf("measurement %d: misfit %v, %v", i, b.Misfit(o, mv, tm), err)
+		if err != nil || b.Misfit(o, m, mv, tm) != Fits {
+			t.Fatalf("measurement %d: misfit %v, %v", i, b.Misfit(o, m, mv, tm), err)
 		}
 		if err := b.Add(o, m); err != nil {
 			t.Fatal(err)
@@ -125,10 +125,10 @@ func TestBucketRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := full.Misfit(o, meta, t0); got != Full {
+	if got := full.Misfit(o, nil, meta, t0); got != Full {
 		t.Errorf("a bucket of %d measurements: misfit %v, want Full", MaxMeasurements, got)
 	}
-	if b.Misfit(o, meta, t0.Add(-time.Minute)) != TimeBackward || b.Misfit(o, meta, t0.Add(time.Hour)) != TimeForward || b.Misfit(o, doc(t, bson.D{{Key: "m", Value: 1}}).Lookup("m"), t0) != OtherMeta {
+	if b.Misfit(o, nil, meta, t0.Add(-time.Minute)) != TimeBackward || b.Misfit(o, nil, meta, t0.Add(time.Hour)) != TimeForward || b.Misfit(o, nil, doc(t, bson.D{{Key: "m", Value: 1}}).Lookup("m"), t0) != OtherMeta {
 		t.Error("Misfit accepts a time outside the span or another meta value")
 	}
 	stored := b.Document(o)
@@ -382,5 +382,82 @@ func TestNormalizeMeta(t *testing.T) {
 	sorted := doc(t, bson.D{{Key: "m", Value: bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "b", Value: 1}}}}, {Key: "c", Value: 2}}}}).Lookup("m")
 	if got := normalizeMeta(sorted); &got.Value[0] != &sorted.Value[0] {
 		t.Error("a normalized meta value was copied")
+	}
+}
+
+// TestBucketMinMaxAndSchema: control.min and control.max as MongoDB's
+// bucket catalog keeps them, objects field by field and arrays element by
+// element (timeseries_min_max.js), and the schema changes that open
+// another bucket (timeseries_min_max.js, timeseries_insert_mixed_schema_docs.js).
+func TestBucketMinMaxAndSchema(t *testing.T) {
+	o := Options{TimeField: "t", MetaField: "m", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
+	t0 := time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
+	ext := func(s string) bson.Raw {
+		var d bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(s), false, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		docs     []string
+		min, max string // the last bucket's control bounds, without t
+		buckets  int
+	}{
+		{[]string{`{"a": {}}`, `{"a": {"x": {}}}`, `{"a": {"x": {"y": 1}}}`, `{"a": {"x": {}}}`}, `{"a": {"x": {"y": 1}}}`, `{"a": {"x": {"y": 1}}}`, 1},
+		{[]string{`{"m": 1}`}, `{}`, `{}`, 1},
+		{[]string{`{"a": {"x": 1, "y": 2}, "b": [1, 2]}`, `{"a": {"x": 2, "y": 1}, "b": [2, 1]}`}, `{"a": {"x": 1, "y": 1}, "b": [1, 1]}`, `{"a": {"x": 2, "y": 2}, "b": [2, 2]}`, 1},
+		{[]string{`{"a": {"x": {"z": [3, 4]}}, "b": [{"x": 3, "y": 4}]}`, `{"a": {"x": {"z": [4, 3]}}, "b": [{"x": 4, "y": 3}, 3, 1]}`},
+			`{"a": {"x": {"z": [3, 3]}}, "b": [{"x": 3, "y": 3}, 3, 1]}`, `{"a": {"x": {"z": [4, 4]}}, "b": [{"x": 4, "y": 4}, 3, 1]}`, 1},
+		// a field's type class changes: scalar, object, array, and back
+		{[]string{`{"a": 1}`, `{"a": {"b": 1}}`, `{"a": []}`, `{"a": [5]}`}, `{"a": [5]}`, `{"a": [5]}`, 3},
+		{[]string{`{"a": "foo"}`, `{"a": "bar"}`, `{"a": 1}`}, `{"a": 1}`, `{"a": 1}`, 2},
+		{[]string{`{"a": {"b": [1]}}`, `{"a": {"b": [{"c": 1}]}}`}, `{"a": {"b": [{"c": 1}]}}`, `{"a": {"b": [{"c": 1}]}}`, 2},
+		// numbers are one class; each bound keeps its value's type
+		{[]string{`{"a": 1.5}`, `{"a": {"$numberLong": "2"}}`, `{"a": 1}`, `{"a": {"$numberDecimal": "2.5"}}`, `{"a": 0.5}`},
+			`{"a": 0.5}`, `{"a": {"$numberDecimal": "2.5"}}`, 1},
+		// sparse fields keep the order they came in
+		{[]string{`{"a": 1, "c": 1}`, `{"b": 2}`, `{"c": 3, "d": 3}`}, `{"a": 1, "c": 1, "b": 2, "d": 3}`, `{"a": 1, "c": 3, "b": 2, "d": 3}`, 1},
+	} {
+		var b *Bucket
+		buckets := 0
+		for _, s := range tc.docs {
+			m := ext(s)
+			d := append(bson.D{{Key: "t", Value: t0}}, func() bson.D {
+				var x bson.D
+				_ = bson.Unmarshal(m, &x)
+				return x
+			}()...)
+			raw := doc(t, d)
+			tm, meta, err := Measurement(o, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil || b.Misfit(o, raw, meta, tm) != Fits {
+				b, buckets = NewBucket(o, meta, tm), buckets+1
+			}
+			if err := b.Add(o, raw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bounds := func(which string) string {
+			elems, _ := b.Document(o).Lookup("control", which).Document().Elements()
+			d := bson.D{}
+			for _, el := range elems {
+				if el.Key() != "t" {
+					d = append(d, bson.E{Key: el.Key(), Value: el.Value()})
+				}
+			}
+			return doc(t, d).String()
+		}
+		if got, want := bounds("min"), ext(tc.min).String(); got != want {
+			t.Errorf("%v: min %s, want %s", tc.docs, got, want)
+		}
+		if got, want := bounds("max"), ext(tc.max).String(); got != want {
+			t.Errorf("%v: max %s, want %s", tc.docs, got, want)
+		}
+		if buckets != tc.buckets {
+			t.Errorf("%v: %d buckets, want %d", tc.docs, buckets, tc.buckets)
+		}
 	}
 }

@@ -674,8 +674,9 @@ func TestTimeseriesStats(t *testing.T) {
 
 // TestTimeseriesExecStats: collStats' timeseries section counts what
 // inserts did to the buckets, as MongoDB's bucket catalog does: buckets
-// inserted and updated, opened for a new meta value, closed when full or
-// when a measurement falls past or before their span, commits and
+// inserted and updated, opened for a new meta value, closed when full,
+// when a measurement falls past or before their span or changes a field's
+// type class (a schema change), commits and
 // measurements committed; a drop starts the counts again.
 func TestTimeseriesExecStats(t *testing.T) {
 	client, _ := startServer(t)
@@ -701,7 +702,9 @@ func TestTimeseriesExecStats(t *testing.T) {
 	for i := range full {
 		full[i] = at(2, 12*time.Minute+time.Duration(i)*time.Second) // fills host 2's, then opens one
 	}
-	for _, batch := range [][]any{docs, {at(0, 30*time.Minute)}, {at(0, 2*time.Hour)}, {at(1, -time.Hour)}, full} {
+	// a field changing its type class closes the bucket (a schema change)
+	schema := []any{append(at(3, 0), bson.E{Key: "v", Value: 1}), append(at(3, time.Second), bson.E{Key: "v", Value: "x"})}
+	for _, batch := range [][]any{docs, {at(0, 30*time.Minute)}, {at(0, 2*time.Hour)}, {at(1, -time.Hour)}, full, schema} {
 		if _, err := coll.InsertMany(ctx, batch); err != nil {
 			t.Fatal(err)
 		}
@@ -721,9 +724,9 @@ func TestTimeseriesExecStats(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	want := "bucketCount=6 numBucketInserts=6 numBucketUpdates=2 numBucketsOpenedDueToMetadata=3 numBucketsClosedDueToCount=1 " +
-		"numBucketsClosedDueToSchemaChange=0 numBucketsClosedDueToSize=0 numBucketsClosedDueToTimeForward=1 numBucketsClosedDueToTimeBackward=1 " +
-		"numBucketsClosedDueToMemoryThreshold=0 numCommits=8 numWaits=0 numMeasurementsCommitted=1015 avgNumMeasurementsPerCommit=126"
+	want := "bucketCount=8 numBucketInserts=8 numBucketUpdates=2 numBucketsOpenedDueToMetadata=4 numBucketsClosedDueToCount=1 " +
+		"numBucketsClosedDueToSchemaChange=1 numBucketsClosedDueToSize=0 numBucketsClosedDueToTimeForward=1 numBucketsClosedDueToTimeBackward=1 " +
+		"numBucketsClosedDueToMemoryThreshold=0 numCommits=10 numWaits=0 numMeasurementsCommitted=1017 avgNumMeasurementsPerCommit=101"
 	if got := section(); got != want {
 		t.Errorf("timeseries section\n%s\nwant\n%s", got, want)
 	}
