@@ -145,8 +145,10 @@ func (p *parser) graphLookupFrom(spec bson.Raw) error {
 		return p.checkForeignNamespace("$graphLookup", from.StringValue())
 	case from.Type == bson.TypeEmbeddedDocument:
 		// {db, coll}: MongoDB takes only an internal namespace Folio lacks
-		db, _ := from.Document().Lookup("db").StringValueOK()
-		coll, _ := from.Document().Lookup("coll").StringValueOK()
+		db, coll, err := namespaceSpec("from", from)
+		if err != nil {
+			return err
+		}
 		return mongoerr.New(mongoerr.FailedToParse, "$graphLookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: %s and coll: %s", db, coll)
 	}
 	return mongoerr.New(mongoerr.FailedToParse, "$graphLookup 'from' field must be a string, but found %s", typeName(from))

@@ -91,7 +91,14 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 					return nil, err
 				}
 			case bson.TypeEmbeddedDocument:
-				return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $lookup from another database yet")
+				db, coll, err := namespaceSpec("from", f.val)
+				if err != nil {
+					return nil, err
+				}
+				if !lookupFromOtherDB(db, coll) {
+					return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: %s and coll: %s", db, coll)
+				}
+				return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $lookup from %s.%s", db, coll)
 			default:
 				return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup 'from' field must be a string, but found %s", typeName(f.val))
 			}
@@ -212,6 +219,41 @@ func (p *parser) checkForeignNamespace(stageName, coll string) error {
 		return mongoerr.New(mongoerr.InvalidNamespace, "invalid %s namespace: %s.%s", stageName, p.opts.DB, strings.ToValidUTF8(coll, "\uFFFD"))
 	}
 	return nil
+}
+
+// namespaceSpec reads a {db, coll} namespace document as MongoDB's
+// NamespaceSpec IDL does (the from of $lookup and $graphLookup): both
+// fields optional strings (null is absent), no other field.
+func namespaceSpec(name string, v bson.RawValue) (db, coll string, err error) {
+	for _, f := range fieldsOf(v.Value) {
+		switch {
+		case f.key != "db" && f.key != "coll":
+			return "", "", mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", name, f.key)
+		case f.val.Type == bson.TypeNull:
+		case f.val.Type != bson.TypeString:
+			return "", "", mongoerr.WrongType(name+"."+f.key, typeName(f.val), "string")
+		case f.key == "db":
+			db = f.val.StringValue()
+		default:
+			coll = f.val.StringValue()
+		}
+	}
+	return db, coll, nil
+}
+
+// lookupFromOtherDB reports whether MongoDB's $lookup takes db.coll as a
+// {db, coll} from (parseLookupFromAndResolveNamespace): only internal
+// namespaces (the oplog, config.cache.chunks.*, the config server's
+// config.collections and config.chunks), which Folio does not read this
+// way; any other is refused with FailedToParse.
+func lookupFromOtherDB(db, coll string) bool {
+	switch {
+	case db == "local":
+		return coll == "oplog.rs"
+	case db == "config":
+		return strings.HasPrefix(coll, "cache.chunks.") || coll == "collections" || coll == "chunks"
+	}
+	return false
 }
 
 // startsWithDocumentsStage reports whether parsed stages begin with

@@ -171,6 +171,20 @@ func TestStageMessages(t *testing.T) {
 			"Unable to retrieve count in $collStats stage :: caused by :: Collection [test.nope] not found."},
 		{"collStats queryExecStats of a missing collection", `[{"$collStats": {"latencyStats": {}, "queryExecStats": {}}}]`, "nope", 26,
 			"Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [test.nope] not found."},
+		// from as {db, coll}: NamespaceSpec's IDL, then only internal
+		// namespaces (parseLookupFromAndResolveNamespace)
+		{"lookup from another database", `[{"$lookup": {"from": {"db": "other", "coll": "f"}, "localField": "a", "foreignField": "b", "as": "r"}}]`, "", 9,
+			"$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: other and coll: f"},
+		{"lookup from the same database as an object", `[{"$lookup": {"from": {"db": "test", "coll": "f"}, "pipeline": [], "as": "r"}}]`, "", 9,
+			"$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: test and coll: f"},
+		{"lookup from the oplog", `[{"$lookup": {"from": {"db": "local", "coll": "oplog.rs"}, "pipeline": [], "as": "r"}}]`, "", 238,
+			"Folio does not support $lookup from local.oplog.rs"},
+		{"lookup from with an unknown field", `[{"$lookup": {"from": {"db": "other", "coll": "f", "x": 1}, "pipeline": [], "as": "r"}}]`, "", 40415,
+			"BSON field 'from.x' is an unknown field."},
+		{"lookup from with a db of the wrong type", `[{"$lookup": {"from": {"db": 1, "coll": "f"}, "pipeline": [], "as": "r"}}]`, "", 14,
+			"BSON field 'from.db' is the wrong type 'int', expected type 'string'"},
+		{"graphLookup from with a coll of the wrong type", `[{"$graphLookup": {"from": {"db": "other", "coll": 1}}}]`, "", 14,
+			"BSON field 'from.coll' is the wrong type 'int', expected type 'string'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var wrapped bson.Raw
