@@ -235,13 +235,20 @@ func (rec *opRecord) logAttrs(limit int) []any {
 // one by one (profileStatement) rather than as one command.
 var statementProfiled = map[string]bool{"update": true, "delete": true}
 
-// observe logs and profiles r, a command that took d and answered reply or
-// failed with err.
+// observe counts the keys and documents r examined (s.Scanned), and logs
+// and profiles r, a command that took d and answered reply or failed with
+// err.
 func (s *Service) observe(r *Request, name string, d time.Duration, reply bson.Raw, err error) {
 	op := r.op
 	if op == nil {
 		// refused before it ran (parse, authorization, admission)
 		return
+	}
+	if n := op.stats.KeysExamined; n != 0 {
+		s.Scanned.Keys.Add(n)
+	}
+	if n := op.stats.DocsExamined; n != 0 {
+		s.Scanned.Docs.Add(n)
 	}
 	kind := opKinds[name]
 	if kind == "" {

@@ -81,6 +81,7 @@ type Service struct {
 	Ops            OpCounters
 	cmdStats       commandStats
 	Docs           DocumentCounters
+	Scanned        ScanCounters
 	Net            NetworkCounters
 	Asserts        AssertCounters
 	// Access is access control (-auth).
@@ -164,6 +165,15 @@ type Service struct {
 // inserted (upserts included), matched by updates, and deleted.
 type DocumentCounters struct {
 	Returned, Inserted, Updated, Deleted atomic.Int64
+}
+
+// ScanCounters count the index keys (Keys) and documents (Docs) the
+// operations examined, each operation's keysExamined and docsExamined
+// added when it ends, getMores included, as MongoDB's recordCurOpMetrics
+// adds them to serverStatus' metrics.queryExecutor.scanned and
+// scannedObjects.
+type ScanCounters struct {
+	Keys, Docs atomic.Int64
 }
 
 // OpCounters count operations by kind, as serverStatus.opcounters reports.

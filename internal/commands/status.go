@@ -126,6 +126,7 @@ func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 func (s *Service) metrics() bson.D {
 	total, noTimeout, pinned := s.Cursors.OpenCounts()
 	opened, moreThanOne, lifespans := s.Cursors.Counts()
+	scans := s.Engine.AllScans()
 	// MongoDB's metric tree lists its fields by name (ClientCursor's
 	// counters).
 	return bson.D{
@@ -157,6 +158,14 @@ func (s *Service) metrics() bson.D {
 			{Key: "inserted", Value: s.Docs.Inserted.Load()},
 			{Key: "returned", Value: s.Docs.Returned.Load()},
 			{Key: "updated", Value: s.Docs.Updated.Load()},
+		}},
+		{Key: "queryExecutor", Value: bson.D{
+			{Key: "collectionScans", Value: bson.D{
+				{Key: "nonTailable", Value: scans.NonTailable()},
+				{Key: "total", Value: scans.Total()},
+			}},
+			{Key: "scanned", Value: s.Scanned.Keys.Load()},
+			{Key: "scannedObjects", Value: s.Scanned.Docs.Load()},
 		}},
 	}
 }

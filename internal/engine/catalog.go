@@ -91,9 +91,12 @@ type Collection struct {
 	loaded      uint64
 }
 
-// newCollection is the entry of collection db.name with storage id id.
-func newCollection(db, name string, id uint32) *Collection {
-	return &Collection{DB: db, Name: name, ns: db + "." + name, ID: id}
+// newEntry is the entry of collection db.name with storage id id,
+// its collection scans counted into e's too.
+func (e *Engine) newEntry(db, name string, id uint32) *Collection {
+	c := &Collection{DB: db, Name: name, ns: db + "." + name, ID: id}
+	c.scans.up = &e.scans
+	return c
 }
 
 // IDUsage is the usage of the collection's _id index.
@@ -468,7 +471,7 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[1
 	if err != nil {
 		return nil, err
 	}
-	coll := newCollection(db, name, id)
+	coll := e.newEntry(db, name, id)
 	coll.Options, coll.nextIndexID, coll.idUsage.Since = opts, 1, time.Now()
 	if err := coll.initValidation(); err != nil {
 		return nil, err
@@ -871,7 +874,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		if src.frozen.Load() {
 			return mongoerr.New(mongoerr.ConflictingOperationInProgress, "%s.%s is being sharded", fromDB, from)
 		}
-		moved := newCollection(toDB, to, src.ID)
+		moved := e.newEntry(toDB, to, src.ID)
 		moved.UUID, moved.Options, moved.nextIndexID, moved.shard = src.UUID, src.Options, src.nextIndexID, src.shard
 		moved.indexes.Store(src.indexes.Load())
 		moved.building.Store(src.building.Load())

@@ -189,7 +189,7 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 			continue
 		}
 		db, name, _ := strings.Cut(string(key), "\x00")
-		coll := newCollection(db, name, uint32(ent.ID))
+		coll := e.newEntry(db, name, uint32(ent.ID))
 		coll.idUsage.Since = time.Now()
 		copy(coll.UUID[:], ent.UUID)
 		if ent.Shard != nil {

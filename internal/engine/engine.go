@@ -122,6 +122,8 @@ type Engine struct {
 	opts  Options
 	log   *slog.Logger
 	cat   catalog
+	// scans counts the collection scans of every collection (AllScans).
+	scans ScanCounts
 	// locks serialize writers of a document (by its key); uniqueLocks
 	// serialize writers of an entry of a unique index. A writer takes
 	// document locks first, then unique-entry locks, each set at once.

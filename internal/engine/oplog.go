@@ -108,6 +108,7 @@ func (e *Engine) openOplog() error {
 		return nil
 	}
 	o := &oplogState{stamps: stamps, limit: e.opts.OplogSize}
+	o.scans.up = &e.scans
 	if o.limit <= 0 {
 		o.limit = DefaultOplogSize
 	}

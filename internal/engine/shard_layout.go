@@ -261,7 +261,7 @@ func (e *Engine) ShardCollection(ctx context.Context, db, name string, key bson.
 	if err != nil {
 		return e.abortSharding(db, name, oldID, newID, err)
 	}
-	next := newCollection(db, name, newID)
+	next := e.newEntry(db, name, newID)
 	next.UUID, next.Options, next.shard = c.UUID, c.Options, layout
 	copied := slices.Clone(c.Indexes())
 	next.indexes.Store(&copied)

@@ -160,6 +160,13 @@ func (t *TailCursor) refill() (bool, error) {
 	src := &tailSource{t: t, snap: snap, it: it, pre: pre}
 	scan := &matchScan{src: src, filter: t.filter, ctx: t.ctx}
 	defer scan.close()
+	// The documents the refill read count as examined by the operation
+	// reading the cursor, as a collection scan's do.
+	defer func() {
+		if st := opStatsIn(t.ctx); st != nil {
+			st.DocsExamined += src.examined
+		}
+	}()
 	for {
 		doc, pos, err := scan.next()
 		if err != nil {
@@ -185,14 +192,17 @@ func (t *TailCursor) refill() (bool, error) {
 // tailSource yields the documents of up to tailBatch insertion-order
 // entries after the cursor's last one, advancing it past each entry read.
 type tailSource struct {
-	t       *TailCursor
-	snap    storage.Snapshot
-	it      storage.Iter
-	pre     []byte
-	read    int
-	started bool
-	seq     uint64 // the insertion sequence of the entry read last
-	docBuf  []byte // see docOf
+	t    *TailCursor
+	snap storage.Snapshot
+	it   storage.Iter
+	pre  []byte
+	read int
+	// examined counts the documents read (an entry whose document is
+	// gone is none).
+	examined int64
+	started  bool
+	seq      uint64 // the insertion sequence of the entry read last
+	docBuf   []byte // see docOf
 }
 
 func (s *tailSource) Next() (bson.Raw, error) {
@@ -210,6 +220,9 @@ func (s *tailSource) Next() (bson.Raw, error) {
 		s.seq = binary.BigEndian.Uint64(s.it.Key()[len(s.pre):])
 		s.t.next = s.seq + 1
 		doc, found, err := getDoc(s.snap, docKeyFromEncodedID(s.t.c.ID, s.it.Value()), &s.docBuf)
+		if found {
+			s.examined++
+		}
 		if err != nil || found {
 			return doc, err
 		}

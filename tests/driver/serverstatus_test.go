@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -256,6 +257,69 @@ func TestServerStatusAbortExpiredTransactionsPasses(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); passes() == before; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no pass in 10s after %d", before)
+		}
+	}
+}
+
+// TestServerStatusQueryExecutor: metrics.queryExecutor adds up the index
+// keys (scanned) and documents (scannedObjects) every operation examined,
+// its getMores' included, and counts the collection scans of every
+// collection (collectionScans: all, and those not tailable), as MongoDB's
+// recordCurOpMetrics and CollectionIndexUsageTracker do. The $facet of a
+// correlated $lookup is jstests/aggregation/sources/facet/facet_stats.js:
+// 3 local documents and 3 foreign ones for each, 12 documents and no key.
+// https://www.mongodb.com/docs/v7.0/reference/command/serverStatus/#mongodb-serverstatus-serverstatus.metrics.queryExecutor
+func TestServerStatusQueryExecutor(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	local, foreign := db.Collection("qelocal"), db.Collection("qeforeign")
+	seed(t, local, []bson.Raw{mustRaw(t, bson.D{{Key: "_id", Value: 1}}), mustRaw(t, bson.D{{Key: "_id", Value: 2}}), mustRaw(t, bson.D{{Key: "_id", Value: 3}})})
+	seed(t, foreign, []bson.Raw{
+		mustRaw(t, bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}}),
+		mustRaw(t, bson.D{{Key: "_id", Value: 1}, {Key: "k", Value: 2}}),
+		mustRaw(t, bson.D{{Key: "_id", Value: 2}, {Key: "k", Value: 3}}),
+	})
+	if err := db.CreateCollection(ctx, "qecapped", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("qecapped").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := foreign.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	type counts struct{ keys, docs, scans, nonTailable int64 }
+	read := func() counts {
+		m := replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}).Lookup("metrics", "queryExecutor").Document()
+		return counts{m.Lookup("scanned").AsInt64(), m.Lookup("scannedObjects").AsInt64(),
+			m.Lookup("collectionScans", "total").AsInt64(), m.Lookup("collectionScans", "nonTailable").AsInt64()}
+	}
+	for _, tc := range []struct {
+		name string
+		run  func()
+		want counts
+	}{
+		{"facet of a correlated lookup", func() {
+			lookup := bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "qeforeign"}, {Key: "let", Value: bson.D{{Key: "id1", Value: "$_id"}}},
+				{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$$id1", "$k"}}}}}}}}},
+				{Key: "as", Value: "joined"}}}}
+			if got := aggregateAll(t, local, bson.A{bson.D{{Key: "$facet", Value: bson.D{{Key: "nested", Value: bson.A{lookup}}}}}}); len(got) != 1 {
+				t.Fatalf("%d documents, want 1", len(got))
+			}
+		}, counts{0, 12, 4, 4}},
+		{"index scan", func() { findAll(t, foreign, bson.D{{Key: "k", Value: 2}}) }, counts{1, 1, 0, 0}},
+		{"getMores", func() { findAll(t, local, bson.D{}, options.Find().SetBatchSize(1)) }, counts{0, 3, 1, 1}},
+		{"tailable", func() {
+			findAll(t, db.Collection("qecapped"), bson.D{}, options.Find().SetCursorType(options.Tailable))
+		}, counts{0, 1, 1, 0}},
+	} {
+		before := read()
+		tc.run()
+		after := read()
+		got := counts{after.keys - before.keys, after.docs - before.docs, after.scans - before.scans, after.nonTailable - before.nonTailable}
+		if got != tc.want {
+			t.Errorf("%s: scanned, scannedObjects, collectionScans total and nonTailable grew by %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
 }
