@@ -525,6 +525,9 @@ func (p *Pipeline) Stages() []bson.Raw { return p.specs }
 type StageStats struct {
 	NReturned int64
 	Elapsed   time.Duration
+	// SubPipelineRan is set for a $unionWith whose sub-pipeline the run
+	// reached (read once its input was exhausted).
+	SubPipelineRan bool
 }
 
 // Explain runs the pipeline over src to the end for explain at
@@ -546,8 +549,11 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 	}
 	stats := make([]StageStats, len(p.stages)+1)
 	out := Source(&statsSource{in: src, stats: &stats[0]})
+	unions := make([]*unionSource, len(p.stages)) // a $unionWith's output
 	for i, s := range p.stages {
-		out = &statsSource{in: s.run(p.rt.guard(out), p.rt), stats: &stats[i+1]}
+		run := s.run(p.rt.guard(out), p.rt)
+		unions[i], _ = run.(*unionSource)
+		out = &statsSource{in: run, stats: &stats[i+1]}
 	}
 	defer out.Close()
 	for {
@@ -556,6 +562,9 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 			return nil, err
 		}
 		if doc == nil {
+			for i, u := range unions {
+				stats[i+1].SubPipelineRan = u != nil && u.second != nil
+			}
 			return stats, nil
 		}
 	}

@@ -153,7 +153,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
 		}
-		out, err := explainAggregate(s, r.DB, a, engine.QueryPlanner)
+		out, err := explainAggregate(s, r, a, engine.QueryPlanner)
 		if err != nil {
 			return nil, err
 		}

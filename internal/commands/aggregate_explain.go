@@ -17,8 +17,10 @@ import (
 // collection-less pipeline has no $cursor stage. From verbosity
 // executionStats (allPlansExecution too) the pipeline runs to
 // the end, its output discarded, and each stage, $cursor included, also
-// reports nReturned and executionTimeMillisEstimate.
-func explainAggregate(s *Service, db string, a *aggregateArgs, v engine.Verbosity) (bson.D, error) {
+// reports nReturned and executionTimeMillisEstimate. A $unionWith's
+// sub-pipeline is explained too (explainUnionWith).
+func explainAggregate(s *Service, r *Request, a *aggregateArgs, v engine.Verbosity) (bson.D, error) {
+	db := r.DB
 	var err error
 	if a.opts.Collator, err = engine.CommandCollator(s.Engine.Collection(db, a.opts.Coll), a.collation); err != nil {
 		return nil, err
@@ -47,10 +49,12 @@ func explainAggregate(s *Service, db string, a *aggregateArgs, v engine.Verbosit
 		}
 		stages = append(stages, bson.D{{Key: "$cursor", Value: cursor}})
 	}
+	first := len(stages) // the index in stages of p.Stages()[0]
 	for _, spec := range p.Stages() {
 		el := spec.Index(0)
 		stages = append(stages, bson.D{{Key: el.Key(), Value: el.Value()}})
 	}
+	var stats []aggregate.StageStats
 	if v >= engine.ExecutionStats {
 		var src aggregate.Source
 		if coll != "" {
@@ -60,8 +64,7 @@ func explainAggregate(s *Service, db string, a *aggregateArgs, v engine.Verbosit
 			}
 			src = cur
 		}
-		stats, err := p.Explain(src)
-		if err != nil {
+		if stats, err = p.Explain(src); err != nil {
 			return nil, err
 		}
 		if coll == "" {
@@ -73,5 +76,89 @@ func explainAggregate(s *Service, db string, a *aggregateArgs, v engine.Verbosit
 				bson.E{Key: "executionTimeMillisEstimate", Value: st.Elapsed.Milliseconds()})
 		}
 	}
+	for i, spec := range p.Stages() {
+		if el := spec.Index(0); el.Key() == "$unionWith" {
+			// stats holds the $cursor stage first, even without one
+			ran := len(stats) > 0 && stats[i+1].SubPipelineRan
+			union, err := explainUnionWith(s, r, a, el.Value(), v, ran)
+			if err != nil {
+				return nil, err
+			}
+			stages[first+i][0].Value = union
+		}
+	}
 	return bson.D{{Key: "explainVersion", Value: "1"}, {Key: "stages", Value: stages}}, nil
+}
+
+// explainUnionWith is how an explain shows a $unionWith whose spec is
+// spec (a collection name or {coll, pipeline}), in an aggregate a: as
+// DocumentSourceUnionWith::serialize does, {coll, pipeline} with the
+// sub-pipeline explained at the explain's verbosity as the stages of an
+// aggregate of coll, a $cursor stage first (a view's pipeline resolved);
+// from executionStats, a sub-pipeline the run did not reach (ran unset:
+// a $limit took enough of the input first) as written. Folio runs the
+// sub-pipeline by itself for its executionStats, which are then those of
+// its whole run where MongoDB reports what the outer run read of it
+// (unionWith_explain.js notes that its $cursor counts the whole
+// collection anyway).
+func explainUnionWith(s *Service, r *Request, a *aggregateArgs, spec bson.RawValue, v engine.Verbosity, ran bool) (bson.D, error) {
+	sub := *a
+	sub.opts.Coll, sub.stages, sub.view, sub.hint = "", nil, "", bson.RawValue{}
+	if coll, ok := spec.StringValueOK(); ok {
+		sub.opts.Coll = coll
+	} else {
+		sub.opts.Coll, _ = spec.Document().Lookup("coll").StringValueOK()
+		if pl, ok := spec.Document().Lookup("pipeline").ArrayOK(); ok {
+			vals, _ := pl.Values()
+			for _, st := range vals {
+				sub.stages = append(sub.stages, st.Document())
+			}
+		}
+	}
+	out := bson.D{{Key: "coll", Value: sub.opts.Coll}}
+	if sub.opts.Coll == "" {
+		out = out[:0] // a pipeline of $documents names no collection
+	}
+	if v >= engine.ExecutionStats && !ran {
+		return append(out, bson.E{Key: "pipeline", Value: stagesArray(sub.stages)}), nil
+	}
+	if err := s.onView(r, &sub); err != nil {
+		return nil, err
+	}
+	ex, err := explainAggregate(s, r, &sub, v)
+	if err != nil {
+		return nil, err
+	}
+	var stages any
+	var cursor bson.D
+	for _, e := range ex {
+		switch e.Key {
+		case "stages":
+			stages = e.Value
+		case "explainVersion":
+		default:
+			cursor = append(cursor, e)
+		}
+	}
+	if stages == nil {
+		// the whole sub-pipeline went into the scan: its explain is a
+		// find's, which a sub-pipeline shows as its $cursor stage
+		c := bson.D{{Key: "$cursor", Value: cursor}}
+		if es, ok := fieldOf(cursor, "executionStats").(bson.D); ok {
+			n, ms := fieldOf(es, "nReturned"), fieldOf(es, "executionTimeMillis")
+			c = append(c, bson.E{Key: "nReturned", Value: n}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
+		}
+		stages = []bson.D{c}
+	}
+	return append(out, bson.E{Key: "pipeline", Value: stages}), nil
+}
+
+// fieldOf is the value of d's field key, nil when d has none.
+func fieldOf(d bson.D, key string) any {
+	for _, e := range d {
+		if e.Key == key {
+			return e.Value
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -159,5 +160,69 @@ func TestAggregateExplainOut(t *testing.T) {
 	names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "copy"}})
 	if err != nil || len(names) != 0 {
 		t.Errorf("explain wrote $out's collection: %v %v", names, err)
+	}
+}
+
+// A $unionWith's explain shows its sub-pipeline explained as an aggregate
+// of its collection is, a $cursor stage first, and its spec as {coll,
+// pipeline} even when given as a name; from executionStats a sub-pipeline
+// the run never reached shows as written
+// (jstests/aggregation/sources/unionWith/unionWith_explain.js).
+func TestAggregateExplainUnionWith(t *testing.T) {
+	db, _ := explainDB(t)
+	insert(t, db.Collection("base"), bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}})
+	explain := func(coll string, pipeline bson.A, verbosity string) bson.Raw {
+		t.Helper()
+		return runCmd(t, db, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: coll}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}}},
+			{Key: "verbosity", Value: verbosity}})
+	}
+	union := func(res bson.Raw) bson.Raw {
+		t.Helper()
+		stages, _ := res.Lookup("stages").Array().Values()
+		for _, st := range stages {
+			if u, ok := st.Document().Lookup("$unionWith").DocumentOK(); ok {
+				return u
+			}
+		}
+		t.Fatalf("no $unionWith stage: %s", res)
+		return nil
+	}
+	group := bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$sku"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}
+	match := bson.D{{Key: "$match", Value: bson.D{{Key: "qty", Value: bson.D{{Key: "$gt", Value: 15}}}}}}
+
+	// queryPlanner: the sub-pipeline's stages are those of its own explain
+	u := union(explain("base", bson.A{bson.D{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "orders"}, {Key: "pipeline", Value: bson.A{group}}}}}}, "queryPlanner"))
+	if got, want := u.Lookup("pipeline"), explain("orders", bson.A{group}, "queryPlanner").Lookup("stages"); !got.Equal(want) {
+		t.Errorf("sub-pipeline explain\n got %s\nwant %s", got, want)
+	}
+	// a sub-pipeline pushed into the scan: its $cursor holds the find's
+	// queryPlanner; a name is shown as {coll, pipeline}
+	u = union(explain("base", bson.A{bson.D{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "orders"}, {Key: "pipeline", Value: bson.A{match}}}}}}, "queryPlanner"))
+	subs, _ := u.Lookup("pipeline").Array().Values()
+	if want := explain("orders", bson.A{match}, "queryPlanner").Lookup("queryPlanner"); len(subs) != 1 || !subs[0].Document().Lookup("$cursor", "queryPlanner").Equal(want) {
+		t.Errorf("pushed-down sub-pipeline explain %s, want one $cursor with %s", u, want)
+	}
+	u = union(explain("base", bson.A{bson.D{{Key: "$unionWith", Value: "orders"}}}, "queryPlanner"))
+	if u.Lookup("coll").StringValue() != "orders" || u.Lookup("pipeline", "0", "$cursor", "queryPlanner", "namespace").StringValue() != db.Name()+".orders" {
+		t.Errorf("$unionWith by name explained as %s", u)
+	}
+
+	// executionStats: the union's output, the sub-pipeline's $cursor
+	res := explain("base", bson.A{bson.D{{Key: "$unionWith", Value: "orders"}}}, "executionStats")
+	stages, _ := res.Lookup("stages").Array().Values()
+	if n := stages[1].Document().Lookup("nReturned").AsInt64(); n != 22 {
+		t.Errorf("$unionWith nReturned %d, want 22", n)
+	}
+	if n := union(res).Lookup("pipeline", "0", "$cursor", "executionStats", "nReturned").AsInt64(); n != 20 {
+		t.Errorf("sub-pipeline $cursor nReturned %d, want 20: %s", n, union(res))
+	}
+	// a $limit met before the sub-pipeline: shown as written
+	u = union(explain("base", bson.A{bson.D{{Key: "$unionWith", Value: "orders"}}, bson.D{{Key: "$limit", Value: 1}}}, "executionStats"))
+	want, err := bson.Marshal(bson.D{{Key: "coll", Value: "orders"}, {Key: "pipeline", Value: bson.A{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(u, want) {
+		t.Errorf("unread sub-pipeline explained as %s, want %s", u, bson.Raw(want))
 	}
 }

@@ -82,7 +82,7 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 				err = s.onView(r, a)
 			}
 			if err == nil {
-				out, err = explainAggregate(s, r.DB, a, v)
+				out, err = explainAggregate(s, r, a, v)
 			}
 		}
 	case "update", "delete":
@@ -240,7 +240,7 @@ func (s *Service) explainOnView(r *Request, view string, c *cmdArgs, o findArgs,
 	if err != nil {
 		return nil, err
 	}
-	return explainAggregate(s, r.DB, a, v)
+	return explainAggregate(s, r, a, v)
 }
 
 // explainReply is an explain's answer: out, then the command explained
