@@ -11,6 +11,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/timeseries"
+	"github.com/folio-db/folio/internal/update"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -448,6 +449,12 @@ func (b *mergeBatch) add(doc bson.Raw) error {
 	if target == nil {
 		switch s.whenNotMatched {
 		case "insert":
+			if s.whenMatched == "merge" || s.whenMatched == "keepExisting" {
+				if doc, err = upsertDoc(filter, doc); err != nil {
+					b.fail(at, err)
+					return nil
+				}
+			}
 			b.insert(at, doc, key)
 		case "fail":
 			b.missed = true
@@ -467,6 +474,32 @@ func (b *mergeBatch) add(doc bson.Raw) error {
 		b.fail(at, err)
 	}
 	return nil
+}
+
+// upsertDoc is the document $merge inserts for doc, which matched no
+// target document, when whenMatched is merge or keepExisting: MongoDB
+// writes them as upserts of {$set: doc} and {$setOnInsert: doc} on the
+// equality filter of the on fields (MergeStrategyDescriptor's
+// kGenerateNewDoc), so the new document is the upsert's seed from the
+// filter (update.UpsertSeed: _id first, then the on paths in sorted
+// order, a dotted one as subdocuments) with doc's fields set over it in
+// their order, each in place where the seed has it; _id, when doc has
+// one, then goes first, as an upsert stores it.
+func upsertDoc(filter, doc bson.Raw) (bson.Raw, error) {
+	seed, err := update.UpsertSeed(filter, false)
+	if err != nil {
+		return nil, err
+	}
+	fs := fieldsOf(seed)
+	for _, f := range fieldsOf(doc) {
+		fs = setField(fs, f.key, f.val)
+	}
+	if i := slices.IndexFunc(fs, func(f field) bool { return f.key == "_id" }); i > 0 {
+		id := fs[i]
+		copy(fs[1:i+1], fs[:i])
+		fs[0] = id
+	}
+	return buildDoc(fs), nil
 }
 
 func (b *mergeBatch) insert(at int, doc bson.Raw, key []byte) {
