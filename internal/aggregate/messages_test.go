@@ -185,6 +185,14 @@ func TestStageMessages(t *testing.T) {
 			"BSON field 'from.db' is the wrong type 'int', expected type 'string'"},
 		{"graphLookup from with a coll of the wrong type", `[{"$graphLookup": {"from": {"db": "other", "coll": 1}}}]`, "", 14,
 			"BSON field 'from.coll' is the wrong type 'int', expected type 'string'"},
+		// a sub-pipeline reads its collection: the sessions stages' lite
+		// parse refuses it (unionWith_invalid_usage.js)
+		{"listLocalSessions in a unionWith", `[{"$unionWith": {"coll": "u", "pipeline": [{"$listLocalSessions": {}}]}}]`, "", 73,
+			"$listLocalSessions must be run against the database with {aggregate: 1}, not a collection"},
+		{"listLocalSessions in a lookup", `[{"$lookup": {"from": "u", "pipeline": [{"$listLocalSessions": {}}], "as": "r"}}]`, "", 73,
+			"$listLocalSessions must be run against the database with {aggregate: 1}, not a collection"},
+		{"listSessions in a unionWith", `[{"$unionWith": {"coll": "u", "pipeline": [{"$listSessions": {}}]}}]`, "", 73,
+			"$listSessions may only be run against config.system.sessions"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var wrapped bson.Raw

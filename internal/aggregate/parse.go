@@ -248,6 +248,14 @@ func (p *parser) checkPosition(name string, i, n int) error {
 		if i != 0 {
 			return mongoerr.New(mongoerr.StageMustBeFirst, "%s is only valid as the first stage in a pipeline", name)
 		}
+		// A sub-pipeline reads its $lookup's or $unionWith's collection,
+		// the namespace these stages' lite parse checks
+		// (unionWith_invalid_usage.js).
+		if (name == "$listLocalSessions" || name == "$listSessions") && (p.where == inLookup || p.where == inUnion) && !p.noColl {
+			if err := SessionsNamespace(name, p.opts.DB, p.coll); err != nil {
+				return err
+			}
+		}
 		// MongoDB 7.0 refuses $documents in a pipeline on a collection,
 		// not in a $lookup's or $unionWith's sub-pipeline naming one
 		// (SERVER-94144 did, after 7.0), which then reads no collection.
@@ -262,6 +270,20 @@ func (p *parser) checkPosition(name string, i, n int) error {
 		if i != 0 {
 			return mongoerr.New(mongoerr.StageMustBeFirst, "$geoNear is only valid as the first stage in a pipeline")
 		}
+	}
+	return nil
+}
+
+// SessionsNamespace checks the namespace db.coll (coll empty for
+// {aggregate: 1}) a $listLocalSessions or $listSessions stage (name)
+// reads, as their lite parse does: the first runs only on {aggregate: 1},
+// the second only on config.system.sessions; else InvalidNamespace.
+func SessionsNamespace(name, db, coll string) error {
+	switch {
+	case name == "$listLocalSessions" && coll != "":
+		return mongoerr.New(mongoerr.InvalidNamespace, "$listLocalSessions must be run against the database with {aggregate: 1}, not a collection")
+	case name == "$listSessions" && (db != "config" || coll != "system.sessions"):
+		return mongoerr.New(mongoerr.InvalidNamespace, "$listSessions may only be run against config.system.sessions")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/aggregate"
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sessions"
@@ -25,17 +26,11 @@ import (
 // neither.
 func (s *Service) sessionsStage(r *Request, coll string, stage bson.Raw) (_ bson.Raw, ok bool, err error) {
 	name := Name(stage)
-	switch name {
-	case "$listLocalSessions":
-		if coll != "" {
-			return nil, true, mongoerr.New(mongoerr.InvalidNamespace, "$listLocalSessions must be run against the database with {aggregate: 1}, not a collection")
-		}
-	case "$listSessions":
-		if r.DB != "config" || coll != "system.sessions" {
-			return nil, true, mongoerr.New(mongoerr.InvalidNamespace, "$listSessions may only be run against config.system.sessions")
-		}
-	default:
+	if name != "$listLocalSessions" && name != "$listSessions" {
 		return nil, false, nil
+	}
+	if err := aggregate.SessionsNamespace(name, r.DB, coll); err != nil {
+		return nil, true, err
 	}
 	uids, err := s.listSessionsUsers(r, name, stage.Lookup(name))
 	if err != nil {
