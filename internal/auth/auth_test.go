@@ -194,3 +194,33 @@ func TestPrivilegeDocEmptyActions(t *testing.T) {
 		t.Errorf("actions %v", back.Actions)
 	}
 }
+
+// TestBuiltinDatabases: built-in roles exist only on a valid database
+// name other than $external (MongoDB's isValidDB in
+// builtin_roles.tpl.cpp; builtin_roles_external.js,
+// user_management_commands_edge_cases.js).
+func TestBuiltinDatabases(t *testing.T) {
+	for _, tc := range []struct {
+		db   string
+		read bool // read@db is built-in
+		any  bool // readAnyDatabase@db is built-in
+	}{
+		{"admin", true, true},
+		{"test", true, false},
+		{"$test", true, false},
+		{"$external", false, false},
+		{"", false, false},
+		{"a.b", false, false},
+		{"a b", false, false},
+	} {
+		if got := IsBuiltin(RoleName{"read", tc.db}); got != tc.read {
+			t.Errorf("read@%s built-in: %v", tc.db, got)
+		}
+		if got := IsBuiltin(RoleName{"readAnyDatabase", tc.db}); got != tc.any {
+			t.Errorf("readAnyDatabase@%s built-in: %v", tc.db, got)
+		}
+		if got := slices.Contains(BuiltinNames(tc.db), "read"); got != tc.read {
+			t.Errorf("BuiltinNames(%q) lists read: %v", tc.db, got)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package auth
 import (
 	"slices"
 	"sort"
+
+	"github.com/folio-db/folio/internal/nsname"
 )
 
 // builtinRole is one of MongoDB's built-in roles: privileges whose
@@ -162,11 +164,21 @@ var builtinRoles = map[string]builtinRole{
 			onNS("config", "system.change_collection", acts("find", "insert", "remove", "update"))}},
 }
 
-// IsBuiltin reports whether r is a built-in role: its name is one, and
-// the admin-only roles are defined only on admin.
+// builtinDB reports whether database db has built-in roles, as MongoDB's
+// isValidDB (builtin_roles.tpl.cpp) decides: a valid database name ($
+// allowed) other than $external, the virtual database of externally
+// authenticated users, on which granting privileges makes no sense. So
+// {role: "read", db: ""} and read@$external name no role.
+func builtinDB(db string) bool {
+	return db != "$external" && nsname.ValidDB(db, true)
+}
+
+// IsBuiltin reports whether r is a built-in role: its name is one, its
+// database one with built-in roles, and the admin-only roles are defined
+// only on admin.
 func IsBuiltin(r RoleName) bool {
 	b, ok := builtinRoles[r.Role]
-	return ok && (!b.adminOnly || r.DB == "admin")
+	return ok && builtinDB(r.DB) && (!b.adminOnly || r.DB == "admin")
 }
 
 // IsBuiltinName reports whether name is a built-in role's name on some
@@ -176,8 +188,12 @@ func IsBuiltinName(name string) bool {
 	return ok
 }
 
-// BuiltinNames are the built-in roles defined on db, sorted.
+// BuiltinNames are the built-in roles defined on db, sorted: none on a
+// database without built-in roles (builtinDB).
 func BuiltinNames(db string) []string {
+	if !builtinDB(db) {
+		return nil
+	}
 	var out []string
 	for n, b := range builtinRoles {
 		if (!b.adminOnly || db == "admin") && n[0] != '_' {

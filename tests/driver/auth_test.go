@@ -713,6 +713,11 @@ func TestUserCommandErrors(t *testing.T) {
 		{name: "createUser without roles", cmd: bson.D{{Key: "createUser", Value: "x"}, {Key: "pwd", Value: ""}}, code: 40414, codeName: "Location40414", msg: "BSON field 'createUser.roles' is missing but a required field"},
 		{name: "createUser a missing role before the user exists", cmd: bson.D{{Key: "createUser", Value: "ann"}, {Key: "roles", Value: bson.A{"nosuch"}}, {Key: "pwd", Value: "p"}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: nosuch@upd"},
 		{name: "createUser exists", cmd: bson.D{{Key: "createUser", Value: "ann"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "p"}}, code: 51003, codeName: "Location51003", msg: `User "ann@upd" already exists`},
+		// built-in roles exist on no empty database name nor $external
+		// (builtin_roles.tpl.cpp's isValidDB)
+		{name: "createUser read on the empty database", cmd: bson.D{{Key: "createUser", Value: "x"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: ""}}}}, {Key: "pwd", Value: "p"}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: read@"},
+		{name: "grantRolesToUser read on $external", cmd: bson.D{{Key: "grantRolesToUser", Value: "ann"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: "$external"}}}}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: read@$external"},
+		{name: "revokeRolesFromUser read on the empty database", cmd: bson.D{{Key: "revokeRolesFromUser", Value: "ann"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: ""}}}}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: read@"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := tc.db
