@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -73,6 +75,25 @@ func ParseRoleNames(v bson.RawValue, field, db string) ([]RoleName, error) {
 			out = append(out, r)
 		default:
 			return nil, mongoerr.New(mongoerr.BadValue, "Role name must be either a document or string")
+		}
+	}
+	return out, nil
+}
+
+// ResolveRoleNames reads the roles a user or role command is given, as
+// MongoDB's resolveRoleNames (user_management_commands_common.cpp) does:
+// ParseRoleNames, each role kept once (the first time it is named), so
+// createUser, updateUser, createRole and updateRole store a role named
+// twice once.
+func ResolveRoleNames(v bson.RawValue, field, db string) ([]RoleName, error) {
+	rs, err := ParseRoleNames(v, field, db)
+	if err != nil {
+		return nil, err
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
 		}
 	}
 	return out, nil

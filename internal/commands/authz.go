@@ -729,7 +729,7 @@ func privilegeGrants(action string, privs []auth.Privilege) []need {
 // rolesChange is the needs of a command granting or revoking roles.
 func rolesChange(action, cmdName string) func(r *Request) ([]need, error) {
 	return func(r *Request) ([]need, error) {
-		roles, err := auth.ParseRoleNames(r.args.value("roles"), "roles", r.DB)
+		roles, err := auth.ResolveRoleNames(r.args.value("roles"), "roles", r.DB)
 		if err != nil {
 			return nil, err
 		}

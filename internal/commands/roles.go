@@ -58,7 +58,7 @@ func parseRoleArgs(r *Request, cmdName string) (roleArgs, error) {
 		}
 	}
 	if a.hasRoles = c.given("roles"); a.hasRoles {
-		if a.roles, err = auth.ParseRoleNames(c.value("roles"), "roles", r.DB); err != nil {
+		if a.roles, err = auth.ResolveRoleNames(c.value("roles"), "roles", r.DB); err != nil {
 			return a, err
 		}
 	}

@@ -71,7 +71,7 @@ func parseUserArgs(r *Request, cmdName string) (userArgs, error) {
 	a.pwd, a.hasPwd = c.str("pwd"), c.has("pwd")
 	a.customData = c.doc("customData")
 	if a.hasRoles = c.has("roles"); a.hasRoles {
-		if a.roles, err = auth.ParseRoleNames(c.value("roles"), "roles", r.DB); err != nil {
+		if a.roles, err = auth.ResolveRoleNames(c.value("roles"), "roles", r.DB); err != nil {
 			return a, err
 		}
 	}
@@ -479,7 +479,7 @@ func changeUserRoles(s *Service, r *Request, cmdName string, grant bool) (bson.R
 	if err != nil {
 		return nil, err
 	}
-	roles, err := auth.ParseRoleNames(r.args.value("roles"), "roles", r.DB)
+	roles, err := auth.ResolveRoleNames(r.args.value("roles"), "roles", r.DB)
 	if err != nil {
 		return nil, err
 	}

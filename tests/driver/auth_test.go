@@ -1155,3 +1155,44 @@ func TestBypassDocumentValidationPrivilege(t *testing.T) {
 		t.Errorf("aggregate without $out: %v", err)
 	}
 }
+
+// TestRoleListsDistinct: a role named twice in createUser, updateUser,
+// createRole or updateRole is stored once, as MongoDB's resolveRoleNames
+// keeps each role once (role_management_commands_edge_cases.js: role2
+// created with ['read', 'read', 'role1', 'role1'] has two roles).
+func TestRoleListsDistinct(t *testing.T) {
+	client, _ := startServer(t)
+	const db = "distinctroles"
+	readDoc := bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: db}}
+	for _, tc := range []struct {
+		cmd   bson.D
+		info  bson.D // usersInfo or rolesInfo of what cmd wrote
+		field string // the list in info's reply
+		want  int
+	}{
+		{cmd: bson.D{{Key: "createUser", Value: "u"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{"read", readDoc, "read"}}},
+			info: bson.D{{Key: "usersInfo", Value: "u"}}, field: "users", want: 1},
+		{cmd: bson.D{{Key: "updateUser", Value: "u"}, {Key: "roles", Value: bson.A{"readWrite", "read", "readWrite", readDoc}}},
+			info: bson.D{{Key: "usersInfo", Value: "u"}}, field: "users", want: 2},
+		{cmd: bson.D{{Key: "createRole", Value: "role1"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}},
+			info: bson.D{{Key: "rolesInfo", Value: "role1"}}, field: "roles", want: 0},
+		{cmd: bson.D{{Key: "createRole", Value: "role2"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{"read", "read", "role1", "role1"}}},
+			info: bson.D{{Key: "rolesInfo", Value: "role2"}}, field: "roles", want: 2},
+		{cmd: bson.D{{Key: "updateRole", Value: "role2"}, {Key: "roles", Value: bson.A{"role1", readDoc, "role1", "read"}}},
+			info: bson.D{{Key: "rolesInfo", Value: "role2"}}, field: "roles", want: 2},
+		{cmd: bson.D{{Key: "grantRolesToRole", Value: "role2"}, {Key: "roles", Value: bson.A{"role1", "readWrite", "readWrite"}}},
+			info: bson.D{{Key: "rolesInfo", Value: "role2"}}, field: "roles", want: 3},
+	} {
+		if _, err := runCmd(client, db, tc.cmd); err != nil {
+			t.Fatalf("%v: %v", tc.cmd, err)
+		}
+		r, err := runCmd(client, db, tc.info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roles, ok := r.Lookup(tc.field, "0", "roles").ArrayOK()
+		if !ok || len(mustValues(roles)) != tc.want {
+			t.Errorf("after %v: roles %s, want %d", tc.cmd[0], r.Lookup(tc.field, "0", "roles"), tc.want)
+		}
+	}
+}
