@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // TestResourceMatches: which targets each resource pattern covers;
@@ -221,6 +223,41 @@ func TestBuiltinDatabases(t *testing.T) {
 		}
 		if got := slices.Contains(BuiltinNames(tc.db), "read"); got != tc.read {
 			t.Errorf("BuiltinNames(%q) lists read: %v", tc.db, got)
+		}
+	}
+}
+
+// TestParseResourceErrors: the resource documents MongoDB's
+// Privilege::resolvePrivilegeWithTenant refuses, with its BadValue
+// messages, in its order (role_management_commands_edge_cases.js).
+func TestParseResourceErrors(t *testing.T) {
+	for _, tc := range []struct {
+		res bson.D
+		msg string // "" when it parses
+	}{
+		{bson.D{{Key: "cluster", Value: false}}, "resource: {cluster: false} must be true"},
+		{bson.D{{Key: "db", Value: "test"}, {Key: "collection", Value: "foo"}, {Key: "cluster", Value: true}}, "resource: {cluster: true} conflicts with resource type 'db'"},
+		{bson.D{{Key: "cluster", Value: true}, {Key: "anyResource", Value: true}}, "resource: {cluster: true} conflicts with resource type 'anyResource'"},
+		{bson.D{{Key: "anyResource", Value: false}}, "resource: {anyResource: false} must be true"},
+		{bson.D{{Key: "anyResource", Value: true}, {Key: "collection", Value: ""}}, "resource: {anyResource: true} conflicts with resource type 'collection'"},
+		{bson.D{{Key: "db", Value: "test"}, {Key: "collection", Value: "c"}, {Key: "system_buckets", Value: "c"}}, "resource: {collection: '...'} conflicts with resource type 'system_buckets'"},
+		{bson.D{{Key: "collection", Value: "foo"}}, "resource {collection: '...'} must include 'db' field as well"},
+		{bson.D{{Key: "db", Value: "test"}, {Key: "collection", Value: "$cmd"}}, "'$cmd' is not a valid collection name"},
+		{bson.D{{Key: "db", Value: "test"}, {Key: "collection", Value: ".x"}}, "'.x' is not a valid collection name"},
+		{bson.D{{Key: "db", Value: "local"}, {Key: "collection", Value: "oplog.$main"}}, ""},
+		{bson.D{{Key: "db", Value: "test"}}, "resource pattern must contain 'collection' or 'systemBuckets' specifier"},
+		{bson.D{}, "resource pattern must contain 'collection' or 'systemBuckets' specifier"},
+	} {
+		raw, _ := bson.Marshal(tc.res)
+		_, err := ParseResource(raw)
+		if tc.msg == "" {
+			if err != nil {
+				t.Errorf("%v: %v", tc.res, err)
+			}
+			continue
+		}
+		if err == nil || mongoerr.As(err).Code != mongoerr.BadValue || mongoerr.As(err).Msg != tc.msg {
+			t.Errorf("%v: %v, want BadValue %q", tc.res, err, tc.msg)
 		}
 	}
 }

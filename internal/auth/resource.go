@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/nsname"
 )
 
 // Pattern is the kind of a privilege's resource, as MongoDB's resource
@@ -136,12 +137,15 @@ func (r Resource) Doc() bson.D {
 	return bson.D{{Key: "db", Value: r.DB}, {Key: "collection", Value: r.Coll}}
 }
 
-// ParseResource reads a resource document. As in MongoDB, cluster and
-// anyResource must be true and stand alone; otherwise db and collection
-// are both required strings.
+// ParseResource reads a resource document. Its fields' types are checked
+// first; then, as MongoDB's Privilege::resolvePrivilegeWithTenant does
+// (BadValue, in its order): cluster or anyResource, when present, must be
+// true and stand alone; otherwise collection goes with db and not with
+// system_buckets, and names a valid collection (or is empty); a document
+// with neither collection nor system_buckets names nothing.
 func ParseResource(doc bson.Raw) (Resource, error) {
 	var db, coll, buckets *string
-	var cluster, anyRes bool
+	var cluster, anyRes *bool
 	elems, err := doc.Elements()
 	if err != nil {
 		return Resource{}, mongoerr.New(mongoerr.FailedToParse, "invalid resource document")
@@ -151,13 +155,13 @@ func ParseResource(doc bson.Raw) (Resource, error) {
 		switch e.Key() {
 		case "cluster", "anyResource":
 			b, ok := v.BooleanOK()
-			if !ok || !b {
-				return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource field \"%s\" must be true", e.Key())
+			if !ok {
+				return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource field \"%s\" must be a boolean", e.Key())
 			}
 			if e.Key() == "cluster" {
-				cluster = true
+				cluster = &b
 			} else {
-				anyRes = true
+				anyRes = &b
 			}
 		case "db", "collection", "system_buckets":
 			s, ok := v.StringValueOK()
@@ -176,17 +180,47 @@ func ParseResource(doc bson.Raw) (Resource, error) {
 			return Resource{}, mongoerr.New(mongoerr.FailedToParse, "Unrecognized field '%s' in resource", e.Key())
 		}
 	}
+	// conflict names the first field present beside kind's, in MongoDB's
+	// order of checking them.
+	conflict := func(kind string, fields ...string) error {
+		present := map[string]bool{"anyResource": anyRes != nil, "db": db != nil, "collection": coll != nil, "system_buckets": buckets != nil}
+		for _, f := range fields {
+			if present[f] {
+				return mongoerr.New(mongoerr.BadValue, "%s conflicts with resource type '%s'", kind, f)
+			}
+		}
+		return nil
+	}
 	switch {
-	case cluster && !anyRes && db == nil && coll == nil:
+	case cluster != nil:
+		if !*cluster {
+			return Resource{}, mongoerr.New(mongoerr.BadValue, "resource: {cluster: false} must be true")
+		}
+		if err := conflict("resource: {cluster: true}", "anyResource", "db", "collection", "system_buckets"); err != nil {
+			return Resource{}, err
+		}
 		return Resource{Pattern: ClusterResource}, nil
-	case anyRes && !cluster && db == nil && coll == nil:
+	case anyRes != nil:
+		if !*anyRes {
+			return Resource{}, mongoerr.New(mongoerr.BadValue, "resource: {anyResource: false} must be true")
+		}
+		if err := conflict("resource: {anyResource: true}", "db", "collection", "system_buckets"); err != nil {
+			return Resource{}, err
+		}
 		return Resource{Pattern: AnyResource}, nil
-	case buckets != nil && !cluster && !anyRes && coll == nil:
-		return bucketsResource(db, *buckets), nil
+	case coll != nil && buckets != nil:
+		return Resource{}, conflict("resource: {collection: '...'}", "system_buckets")
+	case coll != nil:
+		if db == nil {
+			return Resource{}, mongoerr.New(mongoerr.BadValue, "resource {collection: '...'} must include 'db' field as well")
+		}
+		if *coll != "" && !nsname.ValidCollection(*coll) && (*db != "local" || *coll != "oplog.$main") {
+			return Resource{}, mongoerr.New(mongoerr.BadValue, "'%s' is not a valid collection name", *coll)
+		}
 	case buckets != nil:
-		return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource field system_buckets goes with db alone")
-	case cluster || anyRes || db == nil || coll == nil:
-		return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource must be {cluster: true}, {anyResource: true} or {db: <string>, collection: <string>}")
+		return bucketsResource(db, *buckets), nil
+	default:
+		return Resource{}, mongoerr.New(mongoerr.BadValue, "resource pattern must contain 'collection' or 'systemBuckets' specifier")
 	}
 	switch {
 	case *db == "" && *coll == "":

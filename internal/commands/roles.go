@@ -54,6 +54,12 @@ func parseRoleArgs(r *Request, cmdName string) (roleArgs, error) {
 			if err != nil {
 				return a, err
 			}
+			// A privilege granted or revoked names at least one action
+			// (Privilege::resolvePrivilegeWithTenant); one stored without
+			// any still reads (auth.ParsePrivilege).
+			if len(p.Actions) == 0 {
+				return a, mongoerr.New(mongoerr.BadValue, "'actions' field of privilege resource must not be empty")
+			}
 			a.privileges = append(a.privileges, p)
 		}
 	}

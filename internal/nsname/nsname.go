@@ -48,6 +48,13 @@ func ValidDB(name string, allowDollar bool) bool {
 // that the reply stays valid BSON.
 func printable(name string) string { return strings.ToValidUTF8(name, "\uFFFD") }
 
+// ValidCollection applies MongoDB's collection naming rule
+// (NamespaceString::validCollectionName): non-empty, not starting with
+// '.', no '$' or NUL.
+func ValidCollection(coll string) bool {
+	return coll != "" && coll[0] != '.' && !strings.ContainsAny(coll, "$\x00")
+}
+
 // CheckDatabaseName is what DatabaseName's constructor refuses of any
 // database name: a '.', a NUL, more than 63 bytes.
 func CheckDatabaseName(db string) error {
@@ -152,7 +159,7 @@ func CheckCollection(db, coll string, legalSystem func(db, coll string) bool) er
 	// the namespace is made only for an error's message
 	ns := func() string { return db + "." + coll }
 	switch {
-	case coll == "", coll[0] == '.', strings.ContainsAny(coll, "$\x00"), !utf8.ValidString(coll):
+	case !ValidCollection(coll), !utf8.ValidString(coll):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", printable(coll))
 	case strings.HasPrefix(coll, "system.") && !legalSystem(db, coll):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s", printable(ns()))

@@ -805,6 +805,14 @@ func TestRoleCommandErrors(t *testing.T) {
 		{name: "updateRole built-in", cmd: bson.D{{Key: "updateRole", Value: "read"}, {Key: "roles", Value: bson.A{}}}, code: 31, codeName: "RoleNotFound", msg: "Role read@rolerr not found"},
 		{name: "updateRole missing", cmd: bson.D{{Key: "updateRole", Value: "nosuch"}, {Key: "roles", Value: bson.A{}}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: nosuch@rolerr"},
 		{name: "dropRole missing", cmd: bson.D{{Key: "dropRole", Value: "nosuch"}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: nosuch@rolerr"},
+		// privileges as Privilege::resolvePrivilegeWithTenant checks them
+		// (role_management_commands_edge_cases.js)
+		{name: "createRole no actions", cmd: bson.D{{Key: "createRole", Value: "x"}, {Key: "privileges", Value: bson.A{priv(db, "foo")}}, {Key: "roles", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: "'actions' field of privilege resource must not be empty"},
+		{name: "grantPrivilegesToRole no actions", cmd: bson.D{{Key: "grantPrivilegesToRole", Value: "r"}, {Key: "privileges", Value: bson.A{priv(db, "")}}}, code: 2, codeName: "BadValue", msg: "'actions' field of privilege resource must not be empty"},
+		{name: "revokePrivilegesFromRole no actions", cmd: bson.D{{Key: "revokePrivilegesFromRole", Value: "r"}, {Key: "privileges", Value: bson.A{priv(db, "")}}}, code: 2, codeName: "BadValue", msg: "'actions' field of privilege resource must not be empty"},
+		{name: "createRole on $cmd", cmd: bson.D{{Key: "createRole", Value: "x"}, {Key: "privileges", Value: bson.A{priv(db, "$cmd", "find")}}, {Key: "roles", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: "'$cmd' is not a valid collection name"},
+		{name: "grantPrivilegesToRole a database alone", cmd: bson.D{{Key: "grantPrivilegesToRole", Value: "r"}, {Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: db}}}, {Key: "actions", Value: bson.A{"find"}}}}}}, code: 2, codeName: "BadValue", msg: "resource pattern must contain 'collection' or 'systemBuckets' specifier"},
+		{name: "grantPrivilegesToRole cluster false", cmd: bson.D{{Key: "grantPrivilegesToRole", Value: "r"}, {Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "cluster", Value: false}}}, {Key: "actions", Value: bson.A{"find"}}}}}}, code: 2, codeName: "BadValue", msg: "resource: {cluster: false} must be true"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := tc.db
