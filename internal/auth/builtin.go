@@ -9,8 +9,8 @@ import (
 
 // builtinRole is one of MongoDB's built-in roles: privileges whose
 // database (for Database and ExactNamespace patterns without one) is the
-// role's own, and roles it inherits (on its own database unless named
-// with one).
+// role's own, and the built-in roles whose privileges it has too (on its
+// own database unless named with one); it does not inherit them as roles.
 type builtinRole struct {
 	adminOnly bool
 	privs     []rolePriv
@@ -221,7 +221,18 @@ func builtinPrivileges(r RoleName) []Privilege {
 	return out
 }
 
-// builtinSubroles are the roles built-in role r inherits.
+// builtinAllPrivileges are built-in role r's privileges with those of the
+// built-in roles its definition is made of (builtinRoles' roles, which
+// MongoDB's builtin_roles.yml flattens into the role).
+func builtinAllPrivileges(r RoleName) []Privilege {
+	out := builtinPrivileges(r)
+	for _, sub := range builtinSubroles(r) {
+		out = append(out, builtinAllPrivileges(sub)...)
+	}
+	return out
+}
+
+// builtinSubroles are the built-in roles built-in role r is made of.
 func builtinSubroles(r RoleName) []RoleName {
 	b := builtinRoles[r.Role]
 	out := make([]RoleName, len(b.roles))

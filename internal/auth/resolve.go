@@ -21,7 +21,10 @@ type RoleLookup func(RoleName) (def RoleDef, found bool, err error)
 // Resolve expands roles into every role they are or inherit (each once,
 // the given ones first) and the privileges all of them grant. Roles that
 // no longer exist grant nothing. Inheritance cycles cannot loop: each
-// role is visited once.
+// role is visited once. A built-in role inherits no role: its privileges
+// are those of the roles it is made of, as MongoDB's resolveRoles takes
+// them from addPrivilegesForBuiltinRole, so a user granted dbOwner holds
+// dbOwner alone, not readWrite, dbAdmin and userAdmin.
 func Resolve(roles []RoleName, lookup RoleLookup) ([]RoleName, Privileges, error) {
 	seen := map[RoleName]bool{}
 	var all []RoleName
@@ -36,8 +39,7 @@ func Resolve(roles []RoleName, lookup RoleLookup) ([]RoleName, Privileges, error
 		seen[r] = true
 		if IsBuiltin(r) {
 			all = append(all, r)
-			privs = append(privs, builtinPrivileges(r)...)
-			queue = append(queue, builtinSubroles(r)...)
+			privs = append(privs, builtinAllPrivileges(r)...)
 			continue
 		}
 		def, found, err := lookup(r)

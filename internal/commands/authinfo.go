@@ -295,7 +295,7 @@ func rolesInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	out := bson.A{}
 	for _, def := range defs {
-		d, err := s.describeRole(def, builtin[def.Name], f)
+		d, err := s.describeRole(def, builtin[def.Name], q.all, f)
 		if err != nil {
 			return nil, err
 		}
@@ -330,50 +330,81 @@ func (s *Service) rolesAsUserFragment(roles []auth.RoleName, showRestrictions bo
 	return marshal(bson.D{{Key: "userFragment", Value: fragment}}), nil
 }
 
-// describeRole is a role as rolesInfo shows it; with
-// showAuthenticationRestrictions its own and inherited restrictions, none
-// in Folio (createRole refuses them), as MongoDB's filterAndMapRole and
-// serializeResolvedRoles show a role without any: empty arrays.
-func (s *Service) describeRole(def auth.RoleDef, builtin bool, f infoFlags) (bson.D, error) {
+// describeRole is a role as rolesInfo shows it, in MongoDB's shapes: by
+// name (getRolesDescription) or, forDB, among all of a database's roles
+// (getRoleDescriptionsForDB). A built-in role shows roles and
+// inheritedRoles empty and the same privileges twice; a user-defined one
+// its stored fields, then its inherited roles (its roles and theirs) and
+// inherited privileges (its own as stored, then those of its roles,
+// merged: serializeResolvedRoles). With showAuthenticationRestrictions
+// its own and inherited restrictions, none in Folio (createRole refuses
+// them): empty arrays.
+func (s *Service) describeRole(def auth.RoleDef, builtin, forDB bool, f infoFlags) (bson.D, error) {
 	showPrivileges := f.showPrivileges
-	all, privs, err := auth.Resolve([]auth.RoleName{def.Name}, s.roleDef)
-	if err != nil {
-		return nil, err
-	}
-	own := def.Privileges
-	direct := def.Roles
+	var inheritedRoles []auth.RoleName
+	var own, inheritedPrivs bson.A
 	if builtin {
-		// A built-in role's own privileges: resolve it alone, and its
-		// direct roles are those it inherits first.
-		own = privs
-		direct = nil
+		_, privs, err := auth.Resolve([]auth.RoleName{def.Name}, s.roleDef)
+		if err != nil {
+			return nil, err
+		}
+		own = auth.PrivilegeDocs(privs)
+		inheritedPrivs = own
+	} else {
+		all, privs, err := auth.Resolve(def.Roles, s.roleDef)
+		if err != nil {
+			return nil, err
+		}
+		inheritedRoles = slices.Clone(def.Roles)
+		for _, r := range all {
+			if !slices.Contains(inheritedRoles, r) {
+				inheritedRoles = append(inheritedRoles, r)
+			}
+		}
+		own = auth.PrivilegeDocs(def.Privileges)
+		inheritedPrivs = append(slices.Clone(own), auth.PrivilegeDocs(privs)...)
 	}
-	d := bson.D{}
-	if !builtin {
-		d = append(d, bson.E{Key: "_id", Value: def.Name.ID()})
-	}
-	d = append(d,
-		bson.E{Key: "role", Value: def.Name.Role},
-		bson.E{Key: "db", Value: def.Name.DB},
-	)
+	isBuiltin := bson.E{Key: "isBuiltin", Value: builtin}
+	restrictions := bson.E{Key: "authenticationRestrictions", Value: bson.A{}}
+	inherited := bson.D{{Key: "inheritedRoles", Value: auth.RoleDocs(inheritedRoles)}}
 	if showPrivileges {
-		d = append(d, bson.E{Key: "privileges", Value: auth.PrivilegeDocs(own)})
-	}
-	d = append(d, bson.E{Key: "roles", Value: auth.RoleDocs(direct)})
-	if f.showRestrictions {
-		d = append(d, bson.E{Key: "authenticationRestrictions", Value: bson.A{}})
-	}
-	d = append(d,
-		bson.E{Key: "isBuiltin", Value: builtin},
-		bson.E{Key: "inheritedRoles", Value: auth.RoleDocs(all[1:])},
-	)
-	if showPrivileges {
-		d = append(d, bson.E{Key: "inheritedPrivileges", Value: auth.PrivilegeDocs(privs)})
+		inherited = append(inherited, bson.E{Key: "inheritedPrivileges", Value: inheritedPrivs})
 	}
 	if f.showRestrictions {
-		d = append(d, bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}})
+		inherited = append(inherited, bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}})
 	}
-	return d, nil
+	var d bson.D
+	switch {
+	case builtin && forDB:
+		d = bson.D{{Key: "role", Value: def.Name.Role}, {Key: "db", Value: def.Name.DB}, isBuiltin,
+			{Key: "roles", Value: bson.A{}}, {Key: "inheritedRoles", Value: bson.A{}}}
+		if showPrivileges {
+			d = append(d, bson.E{Key: "privileges", Value: own}, bson.E{Key: "inheritedPrivileges", Value: inheritedPrivs})
+		}
+		if f.showRestrictions {
+			d = append(d, restrictions, bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}})
+		}
+		return d, nil
+	case builtin:
+		d = bson.D{{Key: "db", Value: def.Name.DB}, {Key: "role", Value: def.Name.Role}, {Key: "roles", Value: bson.A{}}}
+		if showPrivileges {
+			d = append(d, bson.E{Key: "privileges", Value: own})
+		}
+	default:
+		d = bson.D{{Key: "_id", Value: def.Name.ID()}, {Key: "role", Value: def.Name.Role}, {Key: "db", Value: def.Name.DB}}
+		if showPrivileges {
+			d = append(d, bson.E{Key: "privileges", Value: own})
+		}
+		d = append(d, bson.E{Key: "roles", Value: auth.RoleDocs(def.Roles)})
+	}
+	if f.showRestrictions {
+		d = append(d, restrictions)
+	}
+	if forDB {
+		d = append(d, isBuiltin)
+		return append(d, inherited...), nil
+	}
+	return append(append(d, inherited...), isBuiltin), nil
 }
 
 // connectionStatus is connectionStatus's authInfo: the connection's

@@ -348,7 +348,9 @@ func TestAuthUsersAndRoles(t *testing.T) {
 	if err := root.Database("admin").RunCommand(ctx, bson.D{{Key: "rolesInfo", Value: "root"}, {Key: "showPrivileges", Value: true}}).Decode(&info); err != nil {
 		t.Fatal(err)
 	}
-	if r := info["roles"].(bson.A); len(r) != 1 || asM(r[0])["isBuiltin"] != true || len(asM(r[0])["inheritedRoles"].(bson.A)) < 6 {
+	// a built-in role inherits no role: its privileges are its own
+	// (getRolesDescription synthesizes it with roles: [])
+	if r := info["roles"].(bson.A); len(r) != 1 || asM(r[0])["isBuiltin"] != true || len(asM(r[0])["inheritedRoles"].(bson.A)) != 0 || len(asM(r[0])["privileges"].(bson.A)) < 20 {
 		t.Errorf("rolesInfo root %v", info)
 	}
 
@@ -1202,5 +1204,79 @@ func TestRoleListsDistinct(t *testing.T) {
 		if !ok || len(mustValues(roles)) != tc.want {
 			t.Errorf("after %v: roles %s, want %d", tc.cmd[0], r.Lookup(tc.field, "0", "roles"), tc.want)
 		}
+	}
+}
+
+// TestRolesInfoShapes: rolesInfo answers as MongoDB 7.0's
+// AuthzManagerExternalStateLocal builds each role: by name
+// (getRolesDescription: the role's fields, its inherited ones, isBuiltin
+// last) or among a database's roles (getRoleDescriptionsForDB: isBuiltin
+// before the inherited fields; a built-in role as role, db, isBuiltin,
+// roles, inheritedRoles, privileges...). A user-defined role's
+// inheritedPrivileges are its own as stored, then those of its roles
+// (serializeResolvedRoles; builtin_roles.js); a built-in role inherits no
+// role, nor does a user granted one (usersInfo).
+func TestRolesInfoShapes(t *testing.T) {
+	client, _ := startServer(t)
+	const db = "rishape"
+	own := bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: db}, {Key: "collection", Value: ""}}}, {Key: "actions", Value: bson.A{"insert"}}}}
+	for _, cmd := range []bson.D{
+		{{Key: "createRole", Value: "role1"}, {Key: "privileges", Value: own}, {Key: "roles", Value: bson.A{"read"}}},
+		{{Key: "createUser", Value: "owner"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{"dbOwner"}}},
+	} {
+		if _, err := runCmd(client, db, cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full := bson.D{{Key: "showPrivileges", Value: true}, {Key: "showAuthenticationRestrictions", Value: true}}
+	for _, tc := range []struct {
+		query bson.D
+		role  string // which role of the reply
+		keys  string
+	}{
+		{query: append(bson.D{{Key: "rolesInfo", Value: "role1"}}, full...), role: "role1",
+			keys: "_id role db privileges roles authenticationRestrictions inheritedRoles inheritedPrivileges inheritedAuthenticationRestrictions isBuiltin"},
+		{query: append(bson.D{{Key: "rolesInfo", Value: "read"}}, full...), role: "read",
+			keys: "db role roles privileges authenticationRestrictions inheritedRoles inheritedPrivileges inheritedAuthenticationRestrictions isBuiltin"},
+		{query: bson.D{{Key: "rolesInfo", Value: "dbOwner"}}, role: "dbOwner", keys: "db role roles inheritedRoles isBuiltin"},
+		{query: append(bson.D{{Key: "rolesInfo", Value: 1}, {Key: "showBuiltinRoles", Value: true}}, full...), role: "role1",
+			keys: "_id role db privileges roles authenticationRestrictions isBuiltin inheritedRoles inheritedPrivileges inheritedAuthenticationRestrictions"},
+		{query: append(bson.D{{Key: "rolesInfo", Value: 1}, {Key: "showBuiltinRoles", Value: true}}, full...), role: "read",
+			keys: "role db isBuiltin roles inheritedRoles privileges inheritedPrivileges authenticationRestrictions inheritedAuthenticationRestrictions"},
+		{query: bson.D{{Key: "rolesInfo", Value: 1}, {Key: "showBuiltinRoles", Value: true}}, role: "dbOwner", keys: "role db isBuiltin roles inheritedRoles"},
+	} {
+		r, err := runCmd(client, db, tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found bson.Raw
+		for _, v := range mustValues(r.Lookup("roles").Array()) {
+			if v.Document().Lookup("role").StringValue() == tc.role {
+				found = v.Document()
+			}
+		}
+		if found == nil {
+			t.Fatalf("%v: no %s in %s", tc.query, tc.role, r)
+		}
+		if got := strings.Join(keysOf(t, found), " "); got != tc.keys {
+			t.Errorf("%v, %s: fields %s, want %s", tc.query, tc.role, got, tc.keys)
+		}
+		if tc.role == "dbOwner" && found.Lookup("inheritedRoles").String() != "[]" {
+			t.Errorf("%v: dbOwner inherits %s", tc.query, found.Lookup("inheritedRoles"))
+		}
+		if tc.role == "role1" {
+			read := `{"resource": {"db": "rishape","collection": ""},"actions": ["changeStream","collStats","dbHash","dbStats","find","killCursors","listCollections","listIndexes","listSearchIndexes","planCacheRead"]}`
+			want := `[{"resource": {"db": "rishape","collection": ""},"actions": ["insert"]},` + read + `,` + strings.Replace(read, `""`, `"system.js"`, 1) + `]`
+			if got := found.Lookup("inheritedPrivileges").String(); got != want {
+				t.Errorf("%v: inheritedPrivileges %s, want %s", tc.query, got, want)
+			}
+		}
+	}
+	r, err := runCmd(client, db, bson.D{{Key: "usersInfo", Value: "owner"}, {Key: "showPrivileges", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Lookup("users", "0", "inheritedRoles").String(); got != `[{"role": "dbOwner","db": "rishape"}]` {
+		t.Errorf("usersInfo inheritedRoles of a dbOwner %s", got)
 	}
 }
