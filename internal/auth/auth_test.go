@@ -261,3 +261,32 @@ func TestParseResourceErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSystemRole: admin lists every built-in role, __system and
+// __queryableBackup included (getBuiltinRoleNamesForDB), and __system
+// grants every action on every resource, shown as anyAction
+// (builtin_roles.tpl.cpp; ActionSet::getActionsAsStringDatas).
+func TestSystemRole(t *testing.T) {
+	names := BuiltinNames("admin")
+	for _, n := range []string{"__system", "__queryableBackup", "root"} {
+		if !slices.Contains(names, n) {
+			t.Errorf("admin's built-in roles %v lack %s", names, n)
+		}
+	}
+	if slices.Contains(BuiltinNames("test"), "__system") || IsBuiltin(RoleName{"__system", "test"}) {
+		t.Error("__system is defined on test")
+	}
+	none := func(RoleName) (RoleDef, bool, error) { return RoleDef{}, false, nil }
+	_, privs, err := Resolve([]RoleName{{"__system", "admin"}}, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(privs) != 1 || privs[0].Resource.Pattern != AnyResource || !slices.Equal(privs[0].Actions, []string{"anyAction"}) {
+		t.Errorf("__system's privileges %v", privs)
+	}
+	for _, tg := range []Target{ClusterTarget(), NSTarget("x", "system.users"), NSTarget("local", "oplog.rs")} {
+		if !privs.Allows(tg, "internal") || !privs.Allows(tg, "insert") {
+			t.Errorf("__system cannot act on %s", tg)
+		}
+	}
+}

@@ -156,6 +156,10 @@ var builtinRoles = map[string]builtinRole{
 		onColl("system.users", restoreWriteActions, acts("find", "remove", "update")),
 		onNS("admin", "system.roles", acts("createIndex"))}},
 	"directShardOperations": {adminOnly: true, privs: []rolePriv{onCluster(acts("issueDirectShardOperations"))}},
+	// __system, the role of the cluster's own members, may do anything
+	// anywhere: builtin_roles.tpl.cpp grants it every action on any
+	// resource, which MongoDB shows as anyAction.
+	"__system": {adminOnly: true, privs: []rolePriv{onAny(acts("anyAction"))}},
 	"root": {adminOnly: true,
 		roles: []RoleName{{Role: "clusterAdmin"}, {Role: "userAdminAnyDatabase"}, {Role: "dbAdminAnyDatabase"},
 			{Role: "readWriteAnyDatabase"}, {Role: "backup"}, {Role: "restore"}, {Role: "directShardOperations"}},
@@ -189,14 +193,15 @@ func IsBuiltinName(name string) bool {
 }
 
 // BuiltinNames are the built-in roles defined on db, sorted: none on a
-// database without built-in roles (builtinDB).
+// database without built-in roles (builtinDB), every one on admin,
+// __system and __queryableBackup included (getBuiltinRoleNamesForDB).
 func BuiltinNames(db string) []string {
 	if !builtinDB(db) {
 		return nil
 	}
 	var out []string
 	for n, b := range builtinRoles {
-		if (!b.adminOnly || db == "admin") && n[0] != '_' {
+		if !b.adminOnly || db == "admin" {
 			out = append(out, n)
 		}
 	}

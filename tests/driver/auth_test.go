@@ -1279,4 +1279,19 @@ func TestRolesInfoShapes(t *testing.T) {
 	if got := r.Lookup("users", "0", "inheritedRoles").String(); got != `[{"role": "dbOwner","db": "rishape"}]` {
 		t.Errorf("usersInfo inheritedRoles of a dbOwner %s", got)
 	}
+	// __system on admin, by name and among admin's roles
+	r, err = runCmd(client, "admin", bson.D{{Key: "rolesInfo", Value: "__system"}, {Key: "showPrivileges", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Lookup("roles", "0", "privileges").String(); got != `[{"resource": {"anyResource": true},"actions": ["anyAction"]}]` {
+		t.Errorf("__system's privileges %s", got)
+	}
+	r, err = runCmd(client, "admin", bson.D{{Key: "rolesInfo", Value: 1}, {Key: "showBuiltinRoles", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Lookup("roles").String(); !strings.Contains(s, `"role": "__system"`) || !strings.Contains(s, `"role": "__queryableBackup"`) {
+		t.Errorf("admin's roles lack __system or __queryableBackup: %s", s)
+	}
 }
