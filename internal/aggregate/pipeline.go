@@ -382,7 +382,12 @@ func runStages(stages []stage, src Source, rt *runtime) Source {
 type Pushdown struct {
 	Filter bson.Raw // the leading $match
 	Sort   bson.Raw // a $sort at the start (after the $match)
-	Limit  int64    // a $limit right after that $sort
+	// Limit bounds the documents the scan yields (0: none): the $limit
+	// after that $sort, or, with no $sort, a $limit (n) or a $skip (k) and
+	// its $limit (n) right after the $match, as MongoDB's optimizer moves a
+	// $limit before a $skip (n+k) and pushes it into the query. Those
+	// stages stay in the pipeline.
+	Limit int64
 	// GeoNear is a leading $geoNear's search, whose stage stays to set
 	// its fields from the distances the scan measures.
 	GeoNear *GeoNear
@@ -397,7 +402,8 @@ type Pushdown struct {
 
 // TakePushdown removes a leading $match (when it is a plain query filter)
 // and a $sort after it from the pipeline and returns them for the scan.
-// A $limit after the sort stays in the pipeline and is also reported.
+// The $limit bounding the scan stays in the pipeline and is also reported
+// (Pushdown.Limit).
 func (p *Pipeline) TakePushdown() Pushdown {
 	var pd Pushdown
 	if len(p.stages) > 0 {
@@ -421,7 +427,9 @@ func (p *Pipeline) TakePushdown() Pushdown {
 		if s, ok := p.stages[0].(*sortStage); ok {
 			pd.Sort, pd.Limit, pd.SortKeys = s.spec, s.limit, s.keys
 			p.stages, p.specs = p.stages[1:], p.specs[1:]
+			return pd
 		}
+		pd.Limit = leadingLimit(p.stages)
 	}
 	return pd
 }
@@ -448,6 +456,20 @@ func readsTextScore(specs []bson.Raw) bool {
 		}
 	}
 	return false
+}
+
+// leadingLimit is how many documents stages need at most from their
+// input when they start with a $limit, or a $skip and a $limit: n, or
+// k+n (0 for no bound, or one past an int64).
+func leadingLimit(stages []stage) int64 {
+	var skip int64
+	if s, ok := stages[0].(*skipStage); ok && len(stages) > 1 {
+		skip, stages = s.n, stages[1:]
+	}
+	if l, ok := stages[0].(*limitStage); ok && l.n <= math.MaxInt64-skip {
+		return skip + l.n
+	}
+	return 0
 }
 
 // isTextMatch reports whether s is a $match with a $text clause.

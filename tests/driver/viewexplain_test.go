@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -170,4 +171,63 @@ func TestCountOnViewHint(t *testing.T) {
 	}
 	_, err := count(bson.D{{Key: "bad", Value: 1}, {Key: "hint", Value: 1}})
 	requireCode(t, err, 2, "BadValue")
+}
+
+// TestLeadingLimitBoundsScan: a pipeline whose first stages after its
+// $match are a $limit, or a $skip and a $limit, reads only as many
+// documents as they let through, as MongoDB pushes the $limit (after
+// moving it before the $skip) into the query: so does a find on a view
+// with a limit, which runs as such a pipeline (views_aggregation.js,
+// whose $cursor returns one document for [{$limit: 1}, {$match: ...}]).
+func TestLeadingLimitBoundsScan(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("leadinglimit")
+	c := db.Collection("c")
+	var docs []any
+	for i := range 300 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 3}})
+	}
+	if _, err := c.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "v", "c", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	stage := func(name string, v any) bson.D { return bson.D{{Key: name, Value: v}} }
+	for _, tc := range []struct {
+		cmd      bson.D
+		examined int64
+		ids      []int32
+	}{
+		{bson.D{{Key: "find", Value: "v"}, {Key: "limit", Value: 2}}, 2, []int32{0, 1}},
+		{bson.D{{Key: "find", Value: "v"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "skip", Value: 1}, {Key: "limit", Value: 2}}, 8, []int32{4, 7}},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{stage("$limit", 1), stage("$match", bson.D{{Key: "a", Value: 1}})}}, {Key: "cursor", Value: bson.D{}}}, 1, nil},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{stage("$skip", 3), stage("$limit", 2)}}, {Key: "cursor", Value: bson.D{}}}, 5, []int32{3, 4}},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{stage("$match", bson.D{{Key: "a", Value: 2}}), stage("$limit", 3), stage("$project", bson.D{{Key: "_id", Value: 1}})}}, {Key: "cursor", Value: bson.D{}}}, 9, []int32{2, 5, 8}},
+	} {
+		raw, err := db.RunCommand(ctx, tc.cmd).Raw()
+		if err != nil {
+			t.Fatalf("%v: %v", tc.cmd, err)
+		}
+		var got []int32
+		batch, _ := raw.Lookup("cursor", "firstBatch").Array().Values()
+		for _, d := range batch {
+			got = append(got, d.Document().Lookup("_id").Int32())
+		}
+		if !slices.Equal(got, tc.ids) {
+			t.Errorf("%v: _ids %v, want %v", tc.cmd, got, tc.ids)
+		}
+		raw, err = db.RunCommand(ctx, bson.D{{Key: "explain", Value: tc.cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			t.Fatalf("explain %v: %v", tc.cmd, err)
+		}
+		stats, err := raw.LookupErr("stages", "0", "$cursor", "executionStats")
+		if err != nil {
+			t.Fatalf("explain %v: no $cursor stage in %s", tc.cmd, raw)
+		}
+		if n := stats.Document().Lookup("totalDocsExamined").AsInt64(); n != tc.examined {
+			t.Errorf("explain %v: %d documents examined, want %d", tc.cmd, n, tc.examined)
+		}
+	}
 }
