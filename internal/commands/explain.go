@@ -221,7 +221,7 @@ func (s *Service) explainOnView(r *Request, view string, c *cmdArgs, o findArgs,
 	case findSpec:
 		stages, more, err = findViewAggregate(c, o)
 	case countSpec:
-		stages, more = countViewStages(o.FindOptions), countViewFields(c)
+		stages, more = countViewStages(o.FindOptions), viewResultFields(c)
 	case distinctSpec:
 		stages, more = distinctViewStages(key, o.FindOptions), viewResultFields(c)
 	}

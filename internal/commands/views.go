@@ -651,7 +651,7 @@ func findViewAggregate(c *cmdArgs, a findArgs) (bson.A, bson.D, error) {
 // countView runs a count on a view: the number of documents its
 // aggregation yields after the count's query, skip and limit.
 func (s *Service) countView(r *Request, view string, o engine.FindOptions) (bson.Raw, error) {
-	first, err := s.viewResult(r, view, countViewStages(o), countViewFields(&r.args))
+	first, err := s.viewResult(r, view, countViewStages(o), viewResultFields(&r.args))
 	if err != nil {
 		return nil, err
 	}
@@ -702,24 +702,17 @@ func (s *Service) viewResult(r *Request, view string, stages bson.A, more bson.D
 }
 
 // viewResultFields are the aggregate fields of a count or distinct on a
-// view with fields c: a cursor, and its collation.
+// view with fields c: a cursor, its collation, and its hint, which
+// MongoDB's countCommandAsAggregationCommand and (7.1's, whose distinct
+// takes a hint) ParsedDistinct::asAggregationCommand hand to the
+// aggregation, so that it picks the index of the collection under the
+// view (a bad hint refused, a sparse one's documents taken as they are).
 func viewResultFields(c *cmdArgs) bson.D {
 	more := bson.D{{Key: "cursor", Value: bson.D{}}}
-	if v := c.value("collation"); v.Type != 0 {
-		more = append(more, bson.E{Key: "collation", Value: v})
-	}
-	return more
-}
-
-// countViewFields are the aggregate fields of a count on a view with
-// fields c: viewResultFields and the count's hint, which MongoDB's
-// countCommandAsAggregationCommand hands to the aggregation, so that it
-// picks the index of the collection under the view (a bad hint refused,
-// a sparse one's count taken as it is).
-func countViewFields(c *cmdArgs) bson.D {
-	more := viewResultFields(c)
-	if v := c.value("hint"); v.Type != 0 {
-		more = append(more, bson.E{Key: "hint", Value: v})
+	for _, f := range [...]string{"collation", "hint"} {
+		if v := c.value(f); v.Type != 0 {
+			more = append(more, bson.E{Key: f, Value: v})
+		}
 	}
 	return more
 }

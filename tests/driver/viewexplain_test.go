@@ -231,3 +231,41 @@ func TestLeadingLimitBoundsScan(t *testing.T) {
 		}
 	}
 }
+
+// TestDistinctOnViewHint: a distinct on a view hands its hint to the
+// aggregation it runs, as a count does (ParsedDistinct::asAggregationCommand
+// in the versions whose distinct takes a hint; views_distinct.js): a sparse
+// index hinted yields the values of the documents it holds, explain shows
+// it, and one naming no index is refused with BadValue.
+func TestDistinctOnViewHint(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("distinctviewhint")
+	c := db.Collection("c")
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "i", Value: 1}}, bson.D{{Key: "i", Value: 2}, {Key: "x", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}}, Options: options.Index().SetSparse(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "v", "c", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	distinct := bson.D{{Key: "distinct", Value: "v"}, {Key: "key", Value: "i"}, {Key: "hint", Value: "x_1"}}
+	raw, err := db.RunCommand(ctx, distinct).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vals := raw.Lookup("values").String(); vals != `[{"$numberInt":"2"}]` {
+		t.Errorf("distinct on the view hinting the sparse index: values %s, want [2]", vals)
+	}
+	raw, err = db.RunCommand(ctx, bson.D{{Key: "explain", Value: distinct}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix := raw.Lookup("stages", "0", "$cursor", "queryPlanner", "winningPlan", "inputStage", "indexName"); ix.Type == 0 || ix.StringValue() != "x_1" {
+		t.Errorf("explain of the hinted distinct on the view: %s", raw)
+	}
+	err = db.RunCommand(ctx, bson.D{{Key: "distinct", Value: "v"}, {Key: "key", Value: "i"}, {Key: "hint", Value: bson.D{{Key: "bad", Value: 1}}}}).Err()
+	requireCode(t, err, 2, "BadValue")
+}
