@@ -120,3 +120,59 @@ func TestCreateExistingCollection(t *testing.T) {
 		t.Errorf("%d %q", code(reply), msg)
 	}
 }
+
+// TestViewPipelineValidation: a view's pipeline is checked as MongoDB's
+// view_catalog_helpers::validatePipeline checks it, in the context of the
+// view ("Invalid pipeline for view ..."): it must parse, then hold no
+// stage writing to disk (167, naming the stage's location among the
+// stages MongoDB parses) and no $changeStream (167). A view stored invalid
+// through applyOps fails every later create or collMod of a view with its
+// own error, as MongoDB's refresh of its view graph revalidates every view,
+// until it is removed (invalid_view_prevents_creating_new_view.js).
+func TestViewPipelineValidation(t *testing.T) {
+	s := argsService(t)
+	for _, tc := range []struct {
+		pipeline string
+		code     int32
+		msg      string
+	}{
+		{`[{"$out": "x"}]`, 167, "Invalid pipeline for view test.v :: caused by :: The aggregation stage $out in location 0 of the pipeline cannot be used in the view definition of test.v because it writes to disk"},
+		{`[{"$match": {}}, {"$sortByCount": "$a"}, {"$merge": {"into": "x"}}]`, 167, "Invalid pipeline for view test.v :: caused by :: The aggregation stage $merge in location 3 of the pipeline cannot be used in the view definition of test.v because it writes to disk"},
+		{`[{"$out": "x"}, {"$match": {}}]`, 40601, "Invalid pipeline for view test.v :: caused by :: $out can only be the final stage in the pipeline"},
+		{`[{"$changeStream": {}}]`, 167, "Invalid pipeline for view test.v :: caused by :: $changeStream cannot be used in a view definition"},
+		{`[{"$match": {}}]`, 0, ""},
+	} {
+		var p bson.A
+		if err := bson.UnmarshalExtJSON([]byte(tc.pipeline), true, &p); err != nil {
+			t.Fatal(err)
+		}
+		reply := runCmd(t, s, bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: p}})
+		if got, msg := code(reply), errmsg(reply); got != tc.code || msg != tc.msg {
+			t.Errorf("%s: %d %q, want %d %q", tc.pipeline, got, msg, tc.code, tc.msg)
+		}
+	}
+	bad := bson.D{{Key: "_id", Value: "test.bad"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: false}}}}, bson.D{{Key: "$out", Value: "y"}}}}}
+	apply := func(op string, o bson.D) {
+		ops := bson.A{bson.D{{Key: "op", Value: op}, {Key: "ns", Value: "test.system.views"}, {Key: "o", Value: o}}}
+		if c := code(runCmdOn(t, s, "admin", bson.D{{Key: "applyOps", Value: ops}})); c != 0 {
+			t.Fatalf("applyOps %s: %d", op, c)
+		}
+	}
+	apply("i", bad)
+	const want = "The aggregation stage $out in location 1 of the pipeline cannot be used in the view definition of test.bad because it writes to disk"
+	for _, cmd := range []bson.D{
+		{{Key: "create", Value: "w"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}},
+		{{Key: "collMod", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}},
+	} {
+		if reply := runCmd(t, s, cmd); code(reply) != 167 || errmsg(reply) != want {
+			t.Errorf("%s with an invalid view stored: %d %q, want 167 %q", cmd[0].Key, code(reply), errmsg(reply), want)
+		}
+	}
+	if c := code(runCmd(t, s, bson.D{{Key: "find", Value: "v"}})); c != 0 {
+		t.Errorf("find on a valid view: %d", c)
+	}
+	apply("d", bson.D{{Key: "_id", Value: "test.bad"}})
+	if c := code(runCmd(t, s, bson.D{{Key: "create", Value: "w"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}})); c != 0 {
+		t.Errorf("create once the invalid view is removed: %d", c)
+	}
+}

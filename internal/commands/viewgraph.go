@@ -102,7 +102,11 @@ func viewDepthError() error {
 
 // validateView checks the definition v (new, or replacing the view of its
 // name) against db's other views as MongoDB's ViewsForDatabase and
-// ViewGraph::insertAndValidate do: the views it reads have its collation
+// ViewGraph::insertAndValidate do: the other views' pipelines are valid
+// (MongoDB revalidates them all as it rebuilds its view graph after
+// reloading system.views, so one stored invalid, through applyOps, fails
+// every definition with its error), then v's (viewPipelineError, in the
+// context of v), the views it reads have its collation
 // (OptionNotSupportedOnView), nothing it reads leads back to it
 // (GraphContainsCycle), and the views reading it through their viewOn or
 // their pipelines, plus the views it reads, are at most maxViewDepth deep
@@ -117,8 +121,15 @@ func (s *Service) validateView(r *Request, v *viewDef) error {
 	for _, d := range defs {
 		byName[d.name] = d
 		if d.name != v.name {
+			if err := viewPipelineError(r.DB, d.name, d.viewOn, d.pipeline); err != nil {
+				return err
+			}
 			g.insert(d)
 		}
+	}
+	if err := viewPipelineError(r.DB, v.name, v.viewOn, v.pipeline); err != nil {
+		e := mongoerr.As(err)
+		return mongoerr.New(e.Code, "Invalid pipeline for view %s :: caused by :: %s", g.ns(v.name), e.Msg)
 	}
 	for _, ref := range viewRefs(r.DB, v) {
 		if other := byName[ref]; other != nil && !sameCollation(v.collation, other.collation) {

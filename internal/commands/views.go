@@ -365,7 +365,7 @@ func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Ra
 	if strings.HasPrefix(viewOn, timeseries.BucketsPrefix) {
 		return mongoerr.New(mongoerr.InvalidNamespace, "Cannot create view on a system.buckets namespace except by creating a time-series collection")
 	}
-	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
+	if err := s.checkView(r, viewOn); err != nil {
 		return err
 	}
 	if err := s.validateView(r, &viewDef{name: name, viewOn: viewOn, pipeline: pipeline, collation: coll}); err != nil {
@@ -432,23 +432,36 @@ func viewDoc(db, name, viewOn string, pipeline []bson.Raw, coll bson.Raw) bson.R
 	return marshal(d)
 }
 
-// checkView applies MongoDB's rules to a view definition's viewOn and
-// pipeline.
-func (s *Service) checkView(r *Request, name, viewOn string, pipeline []bson.Raw) error {
+// checkView applies MongoDB's rules to a view definition's viewOn; its
+// pipeline is checked with the database's other views (validateView).
+func (s *Service) checkView(r *Request, viewOn string) error {
 	if viewOn == "" {
 		return mongoerr.New(mongoerr.InvalidNamespace, "invalid namespace: viewOn must not be empty")
 	}
-	if err := engine.ValidateCollName(r.DB, viewOn); err != nil {
+	return engine.ValidateCollName(r.DB, viewOn)
+}
+
+// viewPipelineError is what MongoDB's view_catalog_helpers::validatePipeline
+// finds wrong with view db.name's pipeline on viewOn: a pipeline that does
+// not parse; a stage writing to disk ($out, $merge: its location counts
+// the stages MongoDB parses, two for each $bucket, $sortByCount and $count
+// before it); a $changeStream.
+func viewPipelineError(db, name, viewOn string, pipeline []bson.Raw) error {
+	if len(pipeline) > 0 && Name(pipeline[0]) == "$changeStream" {
+		return mongoerr.New(mongoerr.OptionNotSupportedOnView, "$changeStream cannot be used in a view definition")
+	}
+	if _, err := aggregate.Parse(pipeline, aggregate.Options{DB: db, Coll: viewOn}); err != nil {
 		return err
 	}
+	location := 0
 	for _, st := range pipeline {
 		switch n := Name(st); n {
-		case "$out", "$merge", "$changeStream":
-			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "%s cannot be used in a view definition", n)
+		case "$out", "$merge":
+			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "The aggregation stage %s in location %d of the pipeline cannot be used in the view definition of %s.%s because it writes to disk", n, location, db, name)
+		case "$bucket", "$sortByCount", "$count":
+			location++
 		}
-	}
-	if _, err := aggregate.Parse(pipeline, aggregate.Options{DB: r.DB, Coll: viewOn}); err != nil {
-		return mongoerr.New(mongoerr.As(err).Code, "Invalid pipeline for view %s.%s :: caused by :: %s", r.DB, name, mongoerr.As(err).Msg)
+		location++
 	}
 	return nil
 }
@@ -457,7 +470,7 @@ func (s *Service) checkView(r *Request, name, viewOn string, pipeline []bson.Raw
 // collation.
 func (s *Service) modifyView(r *Request, v *viewDef, viewOn string, pipeline []bson.Raw) error {
 	name := v.name
-	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
+	if err := s.checkView(r, viewOn); err != nil {
 		return err
 	}
 	if err := s.validateView(r, &viewDef{name: name, viewOn: viewOn, pipeline: pipeline, collation: v.collation}); err != nil {
