@@ -403,7 +403,9 @@ func (s *Service) applyCommandOp(r *Request, op applyOp) error {
 
 // oplogCommand is the command a (checked) command entry logs, and its
 // name: the entry's o, but that a createIndexes entry holds one index's
-// spec beside the collection, deleteIndex is deleteIndexes,
+// spec beside the collection, built as logged (a spec without a collation
+// has the simple one, not the collection's default: the log holds the
+// collation the index resolved to), deleteIndex is deleteIndexes,
 // renameCollection runs against admin and its dropTarget may be the
 // dropped collection's UUID.
 func oplogCommand(op applyOp) (string, *Request) {
@@ -415,6 +417,9 @@ func oplogCommand(op applyOp) (string, *Request) {
 		for _, e := range rest(op.o) {
 			v := e.Value.(bson.RawValue)
 			spec.AppendValue(e.Key, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		}
+		if op.o.Lookup("collation").Type == 0 && !isV1Index(op.o.Lookup("v")) {
+			spec.AppendDocument("collation", bsoncore.NewDocumentBuilder().AppendString("locale", "simple").Build())
 		}
 		cmd = marshal(bson.D{{Key: name, Value: first}, {Key: "indexes", Value: bson.A{bson.Raw(spec.Build())}}})
 	case "deleteIndex":
@@ -431,6 +436,13 @@ func oplogCommand(op applyOp) (string, *Request) {
 		cmd = marshal(append(bson.D{{Key: name, Value: first}}, fields...))
 	}
 	return name, &Request{DB: db, Cmd: cmd}
+}
+
+// isV1Index reports whether an index spec's v is 1: a version 1 index
+// takes no collation.
+func isV1Index(v bson.RawValue) bool {
+	n, ok := v.AsFloat64OK()
+	return ok && n == 1
 }
 
 // rest is every field of a document but its first, as elements.

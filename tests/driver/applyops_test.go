@@ -23,7 +23,8 @@ import (
 // TestApplyOpsReplaysOplog is a differential test of applyOps against the
 // oplog: a random workload on one database (inserts, operator, pipeline
 // and replacement updates, upserts, deletes, a transaction, collection and
-// index commands) is logged; its entries, renamed to a second database and
+// index commands, an index of the simple collation on a collection with a
+// default one among them) is logged; its entries, renamed to a second database and
 // without their collection UUIDs, are applied one per applyOps command, as
 // mongorestore --oplogReplay sends them; both databases must then hold the
 // same collections, documents byte for byte and indexes.
@@ -184,6 +185,12 @@ func applyOpsWorkload(t *testing.T, client *mongo.Client, db *mongo.Database, r 
 		},
 		func() error {
 			_, err := db.Collection("b").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: "x"}})
+			return err
+		},
+		func() error {
+			// logged without a collation, which its replay must not
+			// take from the collection's default
+			_, err := db.Collection("b").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "v", Value: 1}}, Options: options.Index().SetCollation(&options.Collation{Locale: "simple"})})
 			return err
 		},
 		func() error { _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); return err },
