@@ -192,10 +192,19 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		if isTextMatch(s) && (i > 0 || p.where == inFacet) {
 			return nil, mongoerr.New(mongoerr.TextMatchNotFirst, "$match with $text is only allowed as the first pipeline stage")
 		}
-		// $sort followed by $limit keeps only the top documents.
+		// $sort followed by $limit keeps only the top documents; so does
+		// $sort, $skip k, $limit n, the top k+n (MongoDB's optimizer moves
+		// the $limit, as k+n, before the $skip and into the $sort).
 		if l, ok := s.(*limitStage); ok && len(out) > 0 {
-			if srt, ok := out[len(out)-1].(*sortStage); ok && (srt.limit == 0 || l.n < srt.limit) {
-				srt.limit = l.n
+			n, at := l.n, len(out)-1
+			if sk, ok := out[at].(*skipStage); ok && at > 0 {
+				n, at = n+sk.n, at-1
+				if n < 0 { // past an int64
+					n = 0
+				}
+			}
+			if srt, ok := out[at].(*sortStage); ok && n > 0 && (srt.limit == 0 || n < srt.limit) {
+				srt.limit = n
 			}
 		}
 		out = append(out, s)

@@ -178,7 +178,8 @@ func TestCountOnViewHint(t *testing.T) {
 // documents as they let through, as MongoDB pushes the $limit (after
 // moving it before the $skip) into the query: so does a find on a view
 // with a limit, which runs as such a pipeline (views_aggregation.js,
-// whose $cursor returns one document for [{$limit: 1}, {$match: ...}]).
+// whose $cursor returns one document for [{$limit: 1}, {$match: ...}]);
+// after a $sort, a $skip and a $limit bound the sort to their sum.
 func TestLeadingLimitBoundsScan(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -229,6 +230,22 @@ func TestLeadingLimitBoundsScan(t *testing.T) {
 		if n := stats.Document().Lookup("totalDocsExamined").AsInt64(); n != tc.examined {
 			t.Errorf("explain %v: %d documents examined, want %d", tc.cmd, n, tc.examined)
 		}
+	}
+	// A $sort, $skip k, $limit n keeps the top k+n documents.
+	find := bson.D{{Key: "find", Value: "v"}, {Key: "sort", Value: bson.D{{Key: "a", Value: -1}, {Key: "_id", Value: 1}}}, {Key: "skip", Value: 2}, {Key: "limit", Value: 3}}
+	raw, err := db.RunCommand(ctx, find).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := raw.Lookup("cursor", "firstBatch").String(); got != `[{"_id": {"$numberInt":"8"},"a": {"$numberInt":"2"}},{"_id": {"$numberInt":"11"},"a": {"$numberInt":"2"}},{"_id": {"$numberInt":"14"},"a": {"$numberInt":"2"}}]` {
+		t.Errorf("find sorted with a skip and a limit on the view: %s", got)
+	}
+	raw, err = db.RunCommand(ctx, bson.D{{Key: "explain", Value: find}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := raw.Lookup("stages", "0", "$cursor", "queryPlanner", "winningPlan", "limitAmount"); n.Type == 0 || n.AsInt64() != 5 {
+		t.Errorf("explain of the sorted find with a skip and a limit: SORT limitAmount %s, want 5 in %s", n, raw)
 	}
 }
 
