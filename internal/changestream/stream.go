@@ -145,6 +145,10 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 		kind, coll, expanded = "create", o.Lookup("create").StringValue(), true
 	case "createIndexes", "dropIndexes":
 		kind, coll, expanded = first, o.Lookup(first).StringValue(), true
+	case "commitIndexBuild":
+		// a two-phase build's end, naming all its indexes: one
+		// createIndexes event (its startIndexBuild makes none)
+		kind, coll, expanded = "createIndexes", o.Lookup(first).StringValue(), true
 	case "collMod":
 		kind, coll, expanded = "modify", o.Lookup("collMod").StringValue(), true
 	case "drop":
@@ -398,6 +402,10 @@ func (b eventBuilder) command(tok Token, kind, db, coll string, to bson.Raw) bso
 				d.b = appendStateBeforeChange(d.b, b.e.O2)
 			}
 		case "createIndexes", "dropIndexes":
+			if indexes, ok := b.e.O.Lookup("indexes").ArrayOK(); ok && rawdoc.FirstKey(b.e.O) == "commitIndexBuild" {
+				d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", bsoncore.NewDocumentBuilder().AppendArray("indexes", indexes).Build())
+				break
+			}
 			spec := rest(b.e.O)
 			if kind == "dropIndexes" && b.e.O2 != nil {
 				spec = b.e.O2

@@ -598,7 +598,7 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 	if _, err := fe[1].changeIndexes(c, nil, []*Index{ix}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fe[1].moveIndexes(c, []uint32{ix.ID}, stateDeleteOnly, stateWriteOnly); err != nil {
+	if _, err := fe[1].moveIndexes(c, []uint32{ix.ID}, stateDeleteOnly, stateWriteOnly, nil); err != nil {
 		t.Fatal(err)
 	}
 	// the same index requested through the other frontend waits for the

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -140,10 +141,14 @@ var errStateChanged = errors.New("index changed state")
 
 // moveIndexes moves the indexes ids of c from state from to state to, in
 // one catalog change, then waits until every live frontend loaded it. A
-// build that turns public is logged as createIndexes, a drop that leaves
-// public as dropIndexes. It returns the state the indexes are stored in:
-// to once the change committed, even if the wait then fails.
-func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) (indexState, error) {
+// build that turns public is logged as createIndexes, one entry an index,
+// unless b (a build's, else nil) found documents when the build's indexes
+// turned write-only: then that change logged its startIndexBuild and this
+// one logs its commitIndexBuild (see indexBuild). A drop that leaves
+// public is logged as dropIndexes, one entry an index. It returns the
+// state the indexes are stored in: to once the change committed, even if
+// the wait then fails.
+func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState, b *indexBuild) (indexState, error) {
 	var moved []bson.Raw
 	var seen []uint32
 	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
@@ -167,6 +172,21 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) (
 		defer func() { moved, seen = moved[:0], seen[:0] }()
 		if id, gone := unseen(ids, seen); gone {
 			return stateChanged(c, id)
+		}
+		if b != nil {
+			switch {
+			case to == stateWriteOnly:
+				empty, err := collectionEmpty(tx, cur)
+				if err != nil {
+					return err
+				}
+				if b.twoPhase = !empty; b.twoPhase {
+					return e.logIndexBuild(tx, cur, "startIndexBuild", b.uuid, moved)
+				}
+				return nil
+			case to == statePublic && b.twoPhase:
+				return e.logIndexBuild(tx, cur, "commitIndexBuild", b.uuid, moved)
+			}
 		}
 		for _, spec := range moved {
 			var err error
@@ -230,7 +250,7 @@ func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState) err
 			continue
 		}
 		var err error
-		if from, err = e.moveIndexes(c, ids, from, steps[i+1]); err != nil {
+		if from, err = e.moveIndexes(c, ids, from, steps[i+1], nil); err != nil {
 			return err
 		}
 	}
@@ -272,15 +292,19 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 		ids[i] = ix.ID
 	}
 	state := stateDeleteOnly
+	var b indexBuild
+	if _, err := rand.Read(b.uuid[:]); err != nil {
+		return errors.Join(err, e.retireIndexes(c, ids, state))
+	}
 	err = e.awaitVersion(v)
 	if err == nil {
-		state, err = e.moveIndexes(c, ids, state, stateWriteOnly)
+		state, err = e.moveIndexes(c, ids, state, stateWriteOnly, &b)
 	}
 	if err == nil {
 		err = e.backfill(c, ids, progress)
 	}
 	if err == nil {
-		state, err = e.moveIndexes(c, ids, state, statePublic)
+		state, err = e.moveIndexes(c, ids, state, statePublic, &b)
 	}
 	switch {
 	case err == nil || state == statePublic:
@@ -301,6 +325,21 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 		retire = nil
 	}
 	return errors.Join(err, retire)
+}
+
+// indexBuild is a build's identity in the oplog. As MongoDB's
+// IndexBuildsCoordinator::_filterSpecsAndRegisterBuild decides, a build
+// on a collection that holds no document is logged as one createIndexes
+// entry an index when its indexes turn public; one on a collection that
+// holds documents is two-phase: a startIndexBuild entry when it starts
+// (here: when its indexes turn write-only, where the collection is
+// looked at) and a commitIndexBuild entry when it ends, each
+// {<kind>: coll, indexBuildUUID, indexes: [spec, ...]} naming all its
+// indexes (OpObserverImpl::onStartIndexBuild, onCommitIndexBuild), of
+// which a change stream makes one createIndexes event.
+type indexBuild struct {
+	uuid     [16]byte
+	twoPhase bool
 }
 
 // errDropped stops a backfill whose collection was dropped.

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -409,6 +410,25 @@ func indexOp(c *Collection, kind string, spec bson.Raw) oplog.Op {
 	o, _ = bsoncore.AppendDocumentEnd(o, start)
 	op.O = o
 	return op
+}
+
+// logIndexBuild stages a two-phase build's startIndexBuild or
+// commitIndexBuild entry (kind): o is {<kind>: coll, indexBuildUUID,
+// indexes: specs}, as MongoDB's op observer logs them (see indexBuild).
+func (e *Engine) logIndexBuild(tx storage.Txn, c *Collection, kind string, buildUUID [16]byte, specs []bson.Raw) error {
+	if e.oplog == nil || !c.replicated() {
+		return nil
+	}
+	start, o := bsoncore.AppendDocumentStart(nil)
+	o = bsoncore.AppendStringElement(o, kind, c.Name)
+	o = bsoncore.AppendBinaryElement(o, "indexBuildUUID", bson.TypeBinaryUUID, buildUUID[:])
+	arr, o := bsoncore.AppendArrayElementStart(o, "indexes")
+	for i, spec := range specs {
+		o = bsoncore.AppendDocumentElement(o, strconv.Itoa(i), spec)
+	}
+	o, _ = bsoncore.AppendArrayEnd(o, arr)
+	o, _ = bsoncore.AppendDocumentEnd(o, start)
+	return e.logOp(tx, oplog.Op{Kind: oplog.Command, NS: c.DB + ".$cmd", UUID: c.UUID[:], O: o}, oplog.Session{})
 }
 
 // docOp is the oplog operation of a document's change from old to next

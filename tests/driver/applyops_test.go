@@ -65,7 +65,7 @@ func TestApplyOpsReplaysOplog(t *testing.T) {
 		applyOpsWorkload(t, client, src, rand.New(rand.NewPCG(seed, 7)))
 		entries := oplogThrough(t, oplog, last.Lookup("ts"))
 		applied := 0
-		for _, e := range entries {
+		for _, e := range restoreForm(t, entries) {
 			op, keep := renameEntry(e, "opsrc", "opdst")
 			if !keep {
 				continue
@@ -254,6 +254,43 @@ func renameEntry(e bson.Raw, from, to string) (bson.D, bool) {
 		out = append(out, f)
 	}
 	return out, keep
+}
+
+// restoreForm is entries as mongorestore --oplogReplay applies them: a
+// two-phase index build's commitIndexBuild as its indexes' createIndexes,
+// its startIndexBuild (and abortIndexBuild) skipped, since applyOps
+// refuses them as MongoDB's does.
+func restoreForm(t *testing.T, entries []bson.Raw) []bson.Raw {
+	t.Helper()
+	var out []bson.Raw
+	for _, e := range entries {
+		o, _ := e.Lookup("o").DocumentOK()
+		switch first := cmdKey(o); first {
+		case "startIndexBuild", "abortIndexBuild":
+			continue
+		case "commitIndexBuild":
+			vals, _ := o.Lookup("indexes").Array().Values()
+			for _, v := range vals {
+				create := bson.D{{Key: "createIndexes", Value: o.Lookup(first).StringValue()}}
+				var spec bson.D
+				if err := bson.Unmarshal(v.Document(), &spec); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, mustRaw(t, bson.D{{Key: "op", Value: "c"}, {Key: "ns", Value: e.Lookup("ns").StringValue()}, {Key: "o", Value: append(create, spec...)}}))
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// cmdKey is a command entry's o's first key.
+func cmdKey(o bson.Raw) string {
+	if el, err := o.IndexErr(0); err == nil {
+		return el.Key()
+	}
+	return ""
 }
 
 // renameValue renames the namespaces in a command entry's o: strings

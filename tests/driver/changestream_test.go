@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -2058,6 +2059,166 @@ func TestChangeStreamCreateEventIDIndex(t *testing.T) {
 		ev := nextEvent(t, cs)
 		if got := ev.Lookup("operationDescription").String(); ev.Lookup("operationType").StringValue() != "create" || got != want {
 			t.Errorf("create event %s, want operationDescription %s", ev, want)
+		}
+	}
+}
+
+// TestChangeStreamIndexBuildEvents: createIndexes naming two indexes makes
+// one createIndexes event an index on an empty collection, and one event
+// naming both, in the request's order, on a collection holding a document,
+// whose build MongoDB logs as startIndexBuild and commitIndexBuild under
+// one indexBuildUUID (IndexBuildsCoordinator::_filterSpecsAndRegisterBuild);
+// dropIndexes of a list or "*" makes one dropIndexes event an index, with
+// its spec (jstests/change_streams/ddl_create_drop_index_events.js), on a
+// collection stream and on a database stream.
+func TestChangeStreamIndexBuildEvents(t *testing.T) {
+	client := startStreams(t)
+	ctx := t.Context()
+	db := client.Database("ddlindexev")
+	oplog := client.Database("local").Collection("oplog.rs")
+	spec1 := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "b", Value: int32(1)}, {Key: "c", Value: int32(-1)}}}, {Key: "name", Value: "b_1_c_-1"}, {Key: "sparse", Value: true}}
+	spec2 := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "d", Value: "hashed"}}}, {Key: "name", Value: "d_hashed"}, {Key: "sparse", Value: true}}
+	descOf := func(specs ...bson.D) string {
+		return mustRaw(t, bson.D{{Key: "indexes", Value: specs}}).String()
+	}
+	// next returns the next n events' operationDescriptions, sorted
+	// (MongoDB's test takes them unordered), after checking their type.
+	next := func(cs *mongo.ChangeStream, kind string, n int) []string {
+		t.Helper()
+		var got []string
+		for range n {
+			ev := nextEvent(t, cs)
+			if op := ev.Lookup("operationType").StringValue(); op != kind {
+				t.Fatalf("event %s, want %s: %s", op, kind, ev)
+			}
+			if ns := ev.Lookup("ns", "coll").StringValue(); ns != "c" {
+				t.Fatalf("event on %s: %s", ns, ev)
+			}
+			got = append(got, ev.Lookup("operationDescription").String())
+		}
+		slices.Sort(got)
+		return got
+	}
+	one := []string{descOf(spec1), descOf(spec2)}
+	slices.Sort(one)
+	for _, nonEmpty := range []bool{false, true} {
+		for _, wholeDB := range []bool{false, true} {
+			name := fmt.Sprintf("nonEmpty=%v/wholeDB=%v", nonEmpty, wholeDB)
+			if err := db.Drop(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.CreateCollection(ctx, "c"); err != nil {
+				t.Fatal(err)
+			}
+			coll := db.Collection("c")
+			if nonEmpty {
+				if _, err := coll.InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var last bson.Raw
+			if err := oplog.FindOne(ctx, bson.D{}, options.FindOne().SetSort(bson.D{{Key: "$natural", Value: -1}})).Decode(&last); err != nil {
+				t.Fatal(err)
+			}
+			expanded := options.ChangeStream().SetShowExpandedEvents(true)
+			var cs *mongo.ChangeStream
+			var err error
+			if wholeDB {
+				cs, err = db.Watch(ctx, mongo.Pipeline{}, expanded)
+			} else {
+				cs, err = coll.Watch(ctx, mongo.Pipeline{}, expanded)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close(ctx)
+			if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
+				{Keys: bson.D{{Key: "b", Value: 1}, {Key: "c", Value: -1}}, Options: options.Index().SetSparse(true)},
+				{Keys: bson.D{{Key: "d", Value: "hashed"}}, Options: options.Index().SetSparse(true)},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if nonEmpty {
+				if got := next(cs, "createIndexes", 1); got[0] != descOf(spec1, spec2) {
+					t.Errorf("%s: createIndexes %s, want one naming both", name, got)
+				}
+			} else if got := next(cs, "createIndexes", 2); !slices.Equal(got, one) {
+				t.Errorf("%s: createIndexes %s, want %s", name, got, one)
+			}
+			if err := db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: bson.A{"b_1_c_-1", "d_hashed"}}}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if got := next(cs, "dropIndexes", 2); !slices.Equal(got, one) {
+				t.Errorf("%s: dropIndexes of a list %s, want %s", name, got, one)
+			}
+			// The oplog holds the build as MongoDB's does.
+			var kinds []string
+			var buildUUIDs []string
+			for _, e := range oplogThroughKind(t, oplog, last.Lookup("ts"), "dropIndexes", 2) {
+				if e.Lookup("op").StringValue() != "c" {
+					continue
+				}
+				o := e.Lookup("o").Document()
+				kind := o.Index(0).Key()
+				kinds = append(kinds, kind)
+				if kind == "startIndexBuild" || kind == "commitIndexBuild" {
+					if got, want := o.Lookup("indexes").String(), mustRaw(t, bson.D{{Key: "indexes", Value: bson.A{spec1, spec2}}}).Lookup("indexes").String(); got != want {
+						t.Errorf("%s: %s indexes %s, want %s", name, kind, got, want)
+					}
+					sub, data, ok := o.Lookup("indexBuildUUID").BinaryOK()
+					if !ok || sub != bson.TypeBinaryUUID || len(data) != 16 {
+						t.Errorf("%s: %s without a UUID indexBuildUUID: %s", name, kind, o)
+					}
+					buildUUIDs = append(buildUUIDs, string(data))
+				}
+			}
+			want := []string{"createIndexes", "createIndexes", "dropIndexes", "dropIndexes"}
+			if nonEmpty {
+				want = []string{"startIndexBuild", "commitIndexBuild", "dropIndexes", "dropIndexes"}
+				if len(buildUUIDs) == 2 && buildUUIDs[0] != buildUUIDs[1] {
+					t.Errorf("%s: startIndexBuild and commitIndexBuild name different builds", name)
+				}
+			}
+			if !slices.Equal(kinds, want) {
+				t.Errorf("%s: oplog entries %v, want %v", name, kinds, want)
+			}
+			// dropIndexes "*": one event an index but _id's.
+			if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{{Keys: bson.D{{Key: "x", Value: 1}}}, {Keys: bson.D{{Key: "y", Value: 1}}}}); err != nil {
+				t.Fatal(err)
+			}
+			next(cs, "createIndexes", map[bool]int{false: 2, true: 1}[nonEmpty])
+			if err := db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: "*"}}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			x := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "x", Value: int32(1)}}}, {Key: "name", Value: "x_1"}}
+			y := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "y", Value: int32(1)}}}, {Key: "name", Value: "y_1"}}
+			wantStar := []string{descOf(x), descOf(y)}
+			slices.Sort(wantStar)
+			if got := next(cs, "dropIndexes", 2); !slices.Equal(got, wantStar) {
+				t.Errorf("%s: dropIndexes \"*\" %s, want %s", name, got, wantStar)
+			}
+		}
+	}
+}
+
+// oplogThroughKind returns the oplog's entries after ts once it holds n
+// command entries of kind after it.
+func oplogThroughKind(t *testing.T, oplog *mongo.Collection, ts bson.RawValue, kind string, n int) []bson.Raw {
+	t.Helper()
+	filter := bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: ts}}}}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		entries := findAll(t, oplog, filter)
+		seen := 0
+		for _, e := range entries {
+			if _, err := e.LookupErr("o", kind); err == nil {
+				seen++
+			}
+		}
+		if seen >= n {
+			return entries
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("the oplog holds %d %s entries after %s, want %d", seen, kind, ts, n)
 		}
 	}
 }
