@@ -157,8 +157,13 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	change.Combined, change.Ctx = mods > 1, r.Ctx
-	if err := collModValidation(s, r, coll, false); err != nil {
+	// the collection's options change with the index, in one entry
+	opts, changed, err := collModOptions(s, r, coll)
+	if err != nil {
 		return nil, err
+	}
+	if changed {
+		change.Options = &opts
 	}
 	before, after, err := s.Engine.ModifyIndex(r.DB, coll, name, keyPattern, change)
 	if err != nil {
@@ -265,16 +270,24 @@ func checkValidatorNamespace(db, coll string, validator bson.Raw) error {
 // that changes none of them is still applied, and so logged: MongoDB logs
 // every collMod, and change streams report it as a modify event.
 func collModValidation(s *Service, r *Request, coll string, always bool) error {
-	var ch engine.ValidationChange
-	changed := false
+	ch, changed, err := collModOptions(s, r, coll)
+	if err != nil || !changed && !always {
+		return err
+	}
+	return s.Engine.ModifyValidation(r.DB, coll, ch)
+}
+
+// collModOptions reads collMod's changes of the collection's options
+// (collModValidation's), and whether it makes any.
+func collModOptions(s *Service, r *Request, coll string) (ch engine.ValidationChange, changed bool, err error) {
 	if r.args.has("validator") {
 		v := r.args.doc("validator")
 		if _, err := query.CompileValidator(v, nil); err != nil {
 			// CollectionImpl::parseValidator's context
-			return mongoerr.AddContext(err, engine.ValidatorParseContext)
+			return ch, false, mongoerr.AddContext(err, engine.ValidatorParseContext)
 		}
 		if err := checkValidatorNamespace(r.DB, coll, v); err != nil {
-			return err
+			return ch, false, err
 		}
 		ch.Validator, changed = v, true
 	}
@@ -288,7 +301,7 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 			allowed = validationActions
 		}
 		if !allowed[val] {
-			return mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'collMod.%s' is not a valid value.", val, key)
+			return ch, false, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'collMod.%s' is not a valid value.", val, key)
 		}
 		if key == "validationLevel" {
 			ch.Level = &val
@@ -298,7 +311,7 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 		changed = true
 	}
 	if err := cappedLimitsArgs(s, r, coll, &ch); err != nil {
-		return err
+		return ch, false, err
 	}
 	if ch.CappedSize != nil || ch.CappedMax != nil {
 		changed = true
@@ -306,7 +319,7 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 	if d := r.args.doc("changeStreamPreAndPostImages"); d != nil {
 		on, err := parsePreAndPostImages(d, "collMod")
 		if err != nil {
-			return err
+			return ch, false, err
 		}
 		ch.PreImages, changed = &on, true
 	}
@@ -320,18 +333,15 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 				n = -1
 			}
 			if err := checkClusteredTTL(n); err != nil {
-				return err
+				return ch, false, err
 			}
 			ch.TTL = &n
 		default:
-			return mongoerr.New(mongoerr.InvalidOptions, "Invalid value for 'expireAfterSeconds': %s (a number of seconds, or \"off\")", v)
+			return ch, false, mongoerr.New(mongoerr.InvalidOptions, "Invalid value for 'expireAfterSeconds': %s (a number of seconds, or \"off\")", v)
 		}
 		ch.SetTTL, changed = true, true
 	}
-	if !changed && !always {
-		return nil
-	}
-	return s.Engine.ModifyValidation(r.DB, coll, ch)
+	return ch, changed, nil
 }
 
 // cappedLimitsArgs reads collMod's cappedSize and cappedMax, which only a

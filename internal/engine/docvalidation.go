@@ -199,87 +199,12 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		if c == nil {
 			return mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
 		}
-		cur := c.CurrentOptions()
-		if err := checkValidationChange(cur, ch); err != nil {
+		before := c.CurrentOptions()
+		cur, fields, err := c.modifiedOptions(before, ch)
+		if err != nil {
 			return err
 		}
-		before := cur
-		if ch.Validator != nil {
-			cur.Validator = ch.Validator
-			if len(ch.Validator) <= 5 {
-				cur.Validator = nil
-			}
-			// Setting a validator stores the level and action too, their
-			// defaults when unset (CollectionImpl::setValidator): the
-			// options then show them.
-			if cur.ValidationLevel == "" {
-				cur.ValidationLevel = "strict"
-			}
-			if cur.ValidationAction == "" {
-				cur.ValidationAction = "error"
-			}
-		}
-		if ch.Level != nil {
-			cur.ValidationLevel = *ch.Level
-		}
-		if ch.Action != nil {
-			cur.ValidationAction = *ch.Action
-		}
-		if ch.PreImages != nil {
-			cur.PreAndPostImages = *ch.PreImages
-		}
-		if ch.SetTTL {
-			if !c.Options.Clustered() {
-				return mongoerr.New(mongoerr.InvalidOptions, "'expireAfterSeconds' option is only supported on clustered and time-series collections")
-			}
-			cur.ExpireAfterSeconds = ch.TTL
-		}
-		if ch.CappedSize != nil || ch.CappedMax != nil {
-			if !c.Options.Capped {
-				return mongoerr.New(mongoerr.InvalidOptions, "Collection must be capped.")
-			}
-			if ch.CappedSize != nil {
-				cur.Size = *ch.CappedSize
-			}
-			if ch.CappedMax != nil {
-				cur.Max = *ch.CappedMax
-			}
-		}
-		if ch.Timeseries != nil {
-			if c.Options.Timeseries == nil {
-				return mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: timeseries")
-			}
-			cur.Timeseries = ch.Timeseries
-		}
-		mod := bson.D{{Key: "collMod", Value: name}}
-		if ch.Validator != nil {
-			mod = append(mod, bson.E{Key: "validator", Value: ch.Validator})
-		}
-		if ch.Level != nil {
-			mod = append(mod, bson.E{Key: "validationLevel", Value: *ch.Level})
-		}
-		if ch.Action != nil {
-			mod = append(mod, bson.E{Key: "validationAction", Value: *ch.Action})
-		}
-		if ch.PreImages != nil {
-			mod = append(mod, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: *ch.PreImages}}})
-		}
-		if ch.SetTTL {
-			var ttl any = "off"
-			if ch.TTL != nil {
-				ttl = *ch.TTL
-			}
-			mod = append(mod, bson.E{Key: "expireAfterSeconds", Value: ttl})
-		}
-		if ch.Timeseries != nil {
-			mod = append(mod, bson.E{Key: "timeseries", Value: ch.Timeseries})
-		}
-		if ch.CappedSize != nil {
-			mod = append(mod, bson.E{Key: "cappedSize", Value: *ch.CappedSize})
-		}
-		if ch.CappedMax != nil {
-			mod = append(mod, bson.E{Key: "cappedMax", Value: *ch.CappedMax})
-		}
+		mod := append(bson.D{{Key: "collMod", Value: name}}, fields...)
 		if err := e.logCommand(tx, db, c, mod, collModO2(c, before, nil)); err != nil {
 			return err
 		}
@@ -290,6 +215,93 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		return err
 	}
 	return e.awaitVersion(v)
+}
+
+// modifiedOptions is c's options cur with collMod's change ch applied,
+// checked as MongoDB's collMod checks it, and the fields ch gives the
+// collMod entry, in the order of MongoDB's CollModRequest (coll_mod.idl),
+// which parseCollModRequest logs them in.
+func (c *Collection) modifiedOptions(cur CollectionOptions, ch ValidationChange) (CollectionOptions, bson.D, error) {
+	if err := checkValidationChange(cur, ch); err != nil {
+		return cur, nil, err
+	}
+	if ch.Validator != nil {
+		cur.Validator = ch.Validator
+		if len(ch.Validator) <= 5 {
+			cur.Validator = nil
+		}
+		// Setting a validator stores the level and action too, their
+		// defaults when unset (CollectionImpl::setValidator): the
+		// options then show them.
+		if cur.ValidationLevel == "" {
+			cur.ValidationLevel = "strict"
+		}
+		if cur.ValidationAction == "" {
+			cur.ValidationAction = "error"
+		}
+	}
+	if ch.Level != nil {
+		cur.ValidationLevel = *ch.Level
+	}
+	if ch.Action != nil {
+		cur.ValidationAction = *ch.Action
+	}
+	if ch.PreImages != nil {
+		cur.PreAndPostImages = *ch.PreImages
+	}
+	if ch.SetTTL {
+		if !c.Options.Clustered() {
+			return cur, nil, mongoerr.New(mongoerr.InvalidOptions, "'expireAfterSeconds' option is only supported on clustered and time-series collections")
+		}
+		cur.ExpireAfterSeconds = ch.TTL
+	}
+	if ch.CappedSize != nil || ch.CappedMax != nil {
+		if !c.Options.Capped {
+			return cur, nil, mongoerr.New(mongoerr.InvalidOptions, "Collection must be capped.")
+		}
+		if ch.CappedSize != nil {
+			cur.Size = *ch.CappedSize
+		}
+		if ch.CappedMax != nil {
+			cur.Max = *ch.CappedMax
+		}
+	}
+	if ch.Timeseries != nil {
+		if c.Options.Timeseries == nil {
+			return cur, nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: timeseries")
+		}
+		cur.Timeseries = ch.Timeseries
+	}
+	var mod bson.D
+	if ch.Validator != nil {
+		mod = append(mod, bson.E{Key: "validator", Value: ch.Validator})
+	}
+	if ch.Level != nil {
+		mod = append(mod, bson.E{Key: "validationLevel", Value: *ch.Level})
+	}
+	if ch.Action != nil {
+		mod = append(mod, bson.E{Key: "validationAction", Value: *ch.Action})
+	}
+	if ch.PreImages != nil {
+		mod = append(mod, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: *ch.PreImages}}})
+	}
+	if ch.SetTTL {
+		var ttl any = "off"
+		if ch.TTL != nil {
+			ttl = *ch.TTL
+		}
+		mod = append(mod, bson.E{Key: "expireAfterSeconds", Value: ttl})
+	}
+	if ch.Timeseries != nil {
+		mod = append(mod, bson.E{Key: "timeseries", Value: ch.Timeseries})
+	}
+	if ch.CappedSize != nil {
+		mod = append(mod, bson.E{Key: "cappedSize", Value: *ch.CappedSize})
+	}
+	if ch.CappedMax != nil {
+		mod = append(mod, bson.E{Key: "cappedMax", Value: *ch.CappedMax})
+	}
+	return cur, mod, nil
 }
 
 // syncValidation makes c's validation (and pre-image setting) the one of

@@ -81,9 +81,11 @@ const (
 
 // changeIndexes makes one catalog change of c's stored index list: edit
 // sees each index (state, multikey) and says whether it stays; added ones
-// are appended; logged, when set, then stages the change's oplog entries.
+// are appended; logged, when set, then stages the change's oplog entries
+// and may change the entry's collection options too (a collMod of an
+// index and of the collection's options is one change).
 // It fails with NamespaceNotFound when c was dropped.
-func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, error), add []*Index, garbage []uint32, logged func(tx storage.Txn, cur *Collection) error) (uint64, error) {
+func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, error), add []*Index, garbage []uint32, logged func(tx storage.Txn, cur *Collection, ent *catalogEntry) error) (uint64, error) {
 	e.cat.mu.Lock()
 	defer e.cat.mu.Unlock()
 	return e.catalogChange(func(tx storage.Txn) error {
@@ -125,7 +127,7 @@ func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, 
 			}
 		}
 		if logged != nil {
-			if err := logged(tx, cur); err != nil {
+			if err := logged(tx, cur, &ent); err != nil {
 				return err
 			}
 		}
@@ -168,7 +170,7 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState, b
 			}
 		}
 		return true, nil
-	}, nil, nil, func(tx storage.Txn, cur *Collection) error {
+	}, nil, nil, func(tx storage.Txn, cur *Collection, _ *catalogEntry) error {
 		defer func() { moved, seen = moved[:0], seen[:0] }()
 		if id, gone := unseen(ids, seen); gone {
 			return stateChanged(c, id)
@@ -263,7 +265,7 @@ func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState) err
 			}
 		}
 		return true, nil
-	}, nil, ids, func(storage.Txn, *Collection) error {
+	}, nil, ids, func(storage.Txn, *Collection, *catalogEntry) error {
 		defer func() { seen = seen[:0] }()
 		if id, gone := unseen(ids, seen); gone {
 			return stateChanged(c, id)

@@ -651,6 +651,12 @@ type IndexChange struct {
 	// Combined reports that the collMod makes other modifications: a
 	// change of prepareUnique must be made alone.
 	Combined bool
+	// Options, when set, is the change of the collection's options the
+	// same collMod makes: applied in the same catalog change, and logged
+	// in the same collMod entry after the index, as MongoDB's collMod is
+	// one oplog entry whatever it changes (_collModInternal calls
+	// OpObserver::onCollMod once).
+	Options *ValidationChange
 	// Ctx is the operation's context, which the scan for duplicates
 	// checks.
 	Ctx context.Context
@@ -682,7 +688,13 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		}
 	}
 	if at < 0 && !c.Options.Clustered() && (name == idIndexName || key != nil && SameKeyPattern(key, idKeyPattern)) {
-		return modifyIDIndex(coll, change)
+		before, after, err := modifyIDIndex(coll, change)
+		if err == nil && change.Options != nil && !change.DryRun {
+			// the _id index already is what change asks: the collMod
+			// changes the options alone
+			err = e.ModifyValidation(db, coll, *change.Options)
+		}
+		return before, after, err
 	}
 	if at < 0 {
 		// named by its name, or by its key pattern
@@ -765,9 +777,17 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 			si.Spec, si.IDKeyed = after.Spec, after.Unique && after.idKeyed
 		}
 		return true, nil
-	}, nil, nil, func(tx storage.Txn, cur *Collection) error {
+	}, nil, nil, func(tx storage.Txn, cur *Collection, ent *catalogEntry) error {
 		o := bson.D{{Key: "collMod", Value: cur.Name}, {Key: "index", Value: mod}}
-		return e.logCommand(tx, cur.DB, cur, o, collModO2(cur, cur.CurrentOptions(), old))
+		before := cur.CurrentOptions()
+		if change.Options != nil {
+			opts, fields, err := cur.modifiedOptions(before, *change.Options)
+			if err != nil {
+				return err
+			}
+			ent.Options, o = opts, append(o, fields...)
+		}
+		return e.logCommand(tx, cur.DB, cur, o, collModO2(cur, before, old))
 	}); err != nil {
 		return nil, nil, err
 	}

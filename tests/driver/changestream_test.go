@@ -2222,3 +2222,79 @@ func oplogThroughKind(t *testing.T, oplog *mongo.Collection, ts bson.RawValue, k
 		}
 	}
 }
+
+// TestChangeStreamModifyCombined: a collMod changing an index and the
+// collection's validation is one oplog entry, so one modify event, whose
+// operationDescription holds the index (by name, with what changed) then
+// the validation fields, and whose stateBeforeChange holds the options and
+// the index's values before the whole command (coll_mod.cpp
+// parseCollModRequest logs the fields in CollModRequest's order, and
+// _collModInternal calls onCollMod once; change_stream_event_transform.cpp's
+// collMod branch). A collMod whose index is not found changes nothing.
+func TestChangeStreamModifyCombined(t *testing.T) {
+	client := startStreams(t)
+	ctx := t.Context()
+	db := client.Database("collmodcombined")
+	if err := db.CreateCollection(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("c")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(10)}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	validator := bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}
+	// An unknown index fails before anything changes.
+	err = db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "c"}, {Key: "index", Value: bson.D{{Key: "name", Value: "nope"}, {Key: "hidden", Value: true}}}, {Key: "validator", Value: validator}}).Err()
+	if code := serverCode(err); code != 27 {
+		t.Fatalf("collMod of an unknown index: %v, want IndexNotFound", err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "c"},
+		{Key: "validationLevel", Value: "moderate"},
+		{Key: "index", Value: bson.D{{Key: "keyPattern", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "expireAfterSeconds", Value: 20}, {Key: "hidden", Value: true}}},
+		{Key: "validator", Value: validator},
+	}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	ev := nextEvent(t, cs)
+	if got := ev.Lookup("operationType").StringValue(); got != "modify" {
+		t.Fatalf("first event %s: %s", got, ev)
+	}
+	sub, data := ev.Lookup("collectionUUID").Binary()
+	uuid := bson.Binary{Subtype: sub, Data: data}
+	desc := bson.D{
+		{Key: "index", Value: bson.D{{Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: int64(20)}, {Key: "hidden", Value: true}}},
+		{Key: "validator", Value: validator},
+		{Key: "validationLevel", Value: "moderate"},
+	}
+	state := bson.D{{Key: "collectionOptions", Value: bson.D{{Key: "uuid", Value: uuid}}}, {Key: "indexOptions", Value: bson.D{{Key: "expireAfterSeconds", Value: int64(10)}, {Key: "hidden", Value: false}}}}
+	if got, want := ev.Lookup("operationDescription").String(), mustRaw(t, desc).String(); got != want {
+		t.Errorf("operationDescription\n got %s\nwant %s", got, want)
+	}
+	if got, want := ev.Lookup("stateBeforeChange").String(), mustRaw(t, state).String(); got != want {
+		t.Errorf("stateBeforeChange\n got %s\nwant %s", got, want)
+	}
+	if ev := nextEvent(t, cs); ev.Lookup("operationType").StringValue() != "insert" {
+		t.Fatalf("second event, want the insert: %s", ev)
+	}
+	// Both changes hold.
+	specs, err := coll.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if s.Name == "t_1" && (s.ExpireAfterSeconds == nil || *s.ExpireAfterSeconds != 20) {
+			t.Errorf("t_1 after collMod: %+v", s)
+		}
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "a", Value: -1}}); serverCode(err) != 121 {
+		t.Errorf("insert the validator refuses: %v", err)
+	}
+}
