@@ -60,9 +60,13 @@ func decides(root *query.Node, fields []Field) bool {
 		uses = make([]use, 0, len(fields))
 	}
 	uses = uses[:len(fields)]
-	of := func(path string) *use {
+	// of is the use of the field at n's path whose bounds hold leaf n: a
+	// wildcard index's leave out the conditions it does not answer
+	// (wildcardBounds: comparisons with MinKey or MaxKey among them),
+	// which stay the filter's.
+	of := func(n *query.Node) *use {
 		for i, f := range fields {
-			if f.Path == path && !positional(f.Parts) && !f.Hashed {
+			if f.Path == n.Path && !positional(f.Parts) && !f.Hashed && (!f.Wildcard || wildcardBounds(n)) {
 				return &uses[i]
 			}
 		}
@@ -78,7 +82,7 @@ func decides(root *query.Node, fields []Field) bool {
 			}
 			return true
 		}
-		u := of(n.Path)
+		u := of(n)
 		if u == nil {
 			return false
 		}
