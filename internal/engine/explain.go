@@ -89,20 +89,13 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 		}
 		stages = append(slices.Clone(winning), bson.E{Key: "nCounted", Value: explainCount(counted)})
 	case c != nil:
-		cur, err := e.execute(c, q, p, o, stats, nil)
-		if err != nil {
+		var run *stageRun
+		if n, run, err = e.runStages(c, q, p, o, stats); err != nil {
 			return nil, err
 		}
-		defer cur.Close()
-		for {
-			doc, err := cur.Next()
-			if err != nil {
-				return nil, err
-			}
-			if doc == nil {
-				break
-			}
-			n++
+		if stagesMeasurable(p, winning) {
+			run.millis = time.Since(start).Milliseconds()
+			stages, _ = run.annotate(winning)
 		}
 	}
 	return append(out, executionStats(n, start, stats, stages, v, trial, shape)), nil

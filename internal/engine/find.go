@@ -368,15 +368,28 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 // of its trial first, as matches (the filter is not evaluated again), then
 // what it reads next; the skip its trial consumed is not skipped again.
 func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats, trial *trialResult) (Cursor, error) {
+	m, ordered, err := e.open(c, q, p, o, stats, trial)
+	switch {
+	case err != nil:
+		return nil, err
+	case ordered:
+		return m, nil
+	}
+	return sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir)
+}
+
+// open wires execute's stages below the sort: the scan-and-match loop,
+// skip, limit and projection; ordered reports that no blocking sort is
+// needed (none asked, or the plan's order is the sort's).
+func (e *Engine) open(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats, trial *trialResult) (m *matchCursor, ordered bool, err error) {
 	var scan *matchScan
 	if trial != nil && trial.cont != nil {
 		scan = &matchScan{src: trial.cont, filter: q.filter, ctx: o.Ctx, pre: trial.pre}
 		trial.cont = nil
 		o.Skip -= trial.skipped
 	} else {
-		var err error
 		if scan, err = e.openScan(c, p, q.filter, o.Txn, o.Ctx, stats); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if k, ok := scan.src.(keyed); ok && q.indexKeys {
@@ -385,7 +398,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 	if r, ok := scan.src.(recorded); ok && q.recordIDs {
 		r.giveRecordIDs()
 	}
-	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj, sortKeys: q.sortKeys}
+	m = &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj, sortKeys: q.sortKeys}
 	if scan.covered() {
 		// The source answers with projected documents the keys decided
 		// (or empty ones, whose keys returnKey's projection gives).
@@ -399,10 +412,8 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 		// projection still needs the match's position.
 		scan.filter = nil
 	}
-	if src, ok := scan.src.(*planSource); q.sort == nil || ok && src.p.Sorted {
-		return m, nil
-	}
-	return sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir)
+	src, ok := scan.src.(*planSource)
+	return m, q.sort == nil || ok && src.p.Sorted, nil
 }
 
 // openScan opens the scan-and-match loop of a plan with filter f, under

@@ -115,15 +115,6 @@ func findAll(t *testing.T, e *Engine, filter bson.D) int {
 	}
 }
 
-func lookupD(d bson.D, key string) any {
-	for _, el := range d {
-		if el.Key == key {
-			return el.Value
-		}
-	}
-	return nil
-}
-
 // cachedIndex is the index the entry's cached plan scans.
 func cachedIndex(ent bson.D) string {
 	stage := lookupD(ent, "cachedPlan").(bson.D)

@@ -97,6 +97,12 @@ type planSource struct {
 	// replay holds the documents a trial's winner returned during its
 	// trial, which Next returns first (see trialResult.cont).
 	replay []trialDoc
+	// seeks and dupsDropped count, for explain's IXSCAN, the times the
+	// scan positioned its iterator (each interval it opens, each failed
+	// key check that seeks) and the keys it passed over as a document's
+	// second: counted on those branches only, never for a document it
+	// yields (and in the same allocation size class).
+	seeks, dupsDropped int64
 }
 
 func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *planner.Plan, stats *OpStats, closer func() error) (*planSource, error) {
@@ -119,6 +125,7 @@ func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan
 		// One key of a unique index (a sharded collection's _id): two
 		// point reads, the entry then its document.
 		s.pointDone = true
+		s.seeks++
 		entry, found, err := r.Get(append(s.prefix, p.Intervals[0].Lo...))
 		if err != nil || !found {
 			return s, err
@@ -192,6 +199,7 @@ func (s *planSource) advance() bool {
 			}
 			s.next++
 			s.inRange = true
+			s.seeks++
 			switch {
 			case s.p.Reverse:
 				s.it.SeekLT(iv.hi)
@@ -266,6 +274,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 				}
 			}
 			if s.dup(encID) {
+				s.dupsDropped++
 				if err := mongoerr.Interruption(s.ctx); err != nil {
 					return nil, err
 				}
@@ -330,6 +339,7 @@ func (s *planSource) dup(encID []byte) bool {
 // seekTo repositions the iterator within the current interval after a
 // failed key check: at key or after it forward, before it backward.
 func (s *planSource) seekTo(key []byte) {
+	s.seeks++
 	if s.p.Reverse {
 		s.it.SeekLT(key)
 	} else {

@@ -76,6 +76,9 @@ type Sorter struct {
 	// wrote: a later entry with a key at or above it cannot be among the
 	// first Limit.
 	cutoff []byte
+	// added is the memory (Size) of the entries Add took in: explain's
+	// totalDataSizeSorted.
+	added int64
 }
 
 // New returns an empty sorter.
@@ -89,6 +92,13 @@ func (s *Sorter) Account() *Account { return s.acct }
 
 // Spilled is the number of runs written to disk.
 func (s *Sorter) Spilled() int { return len(s.file.runs) }
+
+// Sorted is the number of entries added (Add or Put), and DataSize the
+// memory of those Add took in (a top-k sort's entries refused on arrival
+// not included): MongoDB's SORT stage reports how much data it sorted
+// (totalDataSizeSorted).
+func (s *Sorter) Sorted() int64   { return s.seq }
+func (s *Sorter) DataSize() int64 { return s.added }
 
 func (s *Sorter) overMemory() error {
 	if s.opts.OverMemory != nil {
@@ -116,6 +126,7 @@ func (s *Sorter) Add(e Entry) error {
 		}
 	}
 	n := Size(len(e.Key), len(e.Doc)+len(e.Meta.GeoNearPoint.Value)+len(e.Meta.IndexKey)+len(e.Meta.RecordID)+len(e.Meta.SortKey))
+	s.added += n
 	if !s.acct.Grow(n) {
 		if !s.opts.AllowDisk {
 			return s.overMemory()

@@ -1,0 +1,255 @@
+package engine
+
+import (
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/sorter"
+)
+
+// countedSource counts, for an explain's run alone, the candidates a
+// plan's source hands up and whether it was read to its end. A find that
+// is not explained reads its source directly.
+type countedSource struct {
+	docSource
+	handed int64
+	eof    bool
+}
+
+func (c *countedSource) Next() (bson.Raw, error) {
+	doc, err := c.docSource.Next()
+	switch {
+	case doc != nil:
+		c.handed++
+	case err == nil:
+		c.eof = true
+	}
+	return doc, err
+}
+
+// Meta is the metadata of the source's last document.
+func (c *countedSource) Meta() docsrc.Meta { return docsrc.MetaOf(c.docSource) }
+
+// stageRun is what an explain's run of a find's plan measured, from which
+// each stage's figures follow by the work model of MongoDB's classic
+// engine (PlanStage::work): every call of a stage is a work and ends in
+// ADVANCED, NEED_TIME or IS_EOF; a parent works its child once per work
+// of its own (a blocking SORT's results aside); a stage is asked once
+// past its last result unless a LIMIT above stopped first. Folio's
+// stages run fused in one loop, never yield (needYield, saveState and
+// restoreState are 0), and each stage's time is the run's.
+type stageRun struct {
+	stats *OpStats
+	src   *countedSource
+	// matched is the number of candidates that passed the filter.
+	matched int64
+	// sortBytes and spills are the blocking sort's data sorted and runs
+	// spilled.
+	sortBytes, spills int64
+	millis            int64
+}
+
+// runStages runs the find's plan p to its end for explain, as execute
+// runs it, with its source counted: the documents it returned and what
+// its stages did.
+func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats) (n int64, run *stageRun, err error) {
+	m, ordered, err := e.open(c, q, p, o, stats, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	run = &stageRun{stats: stats, src: &countedSource{docSource: m.scan.src}}
+	m.scan.src = run.src
+	skip := m.skip
+	var cur Cursor = m
+	var sorted *sorter.Sorter
+	if !ordered {
+		if cur, err = sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir); err != nil {
+			return 0, nil, err
+		}
+		sorted = cur.(*sortedCursor).s
+	}
+	defer cur.Close()
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			return 0, nil, err
+		}
+		if doc == nil {
+			break
+		}
+		n++
+	}
+	if sorted != nil {
+		run.matched, run.sortBytes, run.spills = sorted.Sorted(), sorted.DataSize(), int64(sorted.Spilled())
+	} else {
+		run.matched = skip - m.skip + m.served
+	}
+	return n, run, nil
+}
+
+// stageFigures are a stage's common statistics (CommonStats).
+type stageFigures struct {
+	works, advanced, needTime int64
+	eof                       bool
+}
+
+// measuredStages lists the stages whose statistics an explain's run
+// gives: a plan with another stage (OR, TEXT, GEO, COUNT, DISTINCT,
+// CLUSTERED_IXSCAN) keeps its tree without them.
+var measuredStages = []string{"COLLSCAN", "IXSCAN", "FETCH", "IDHACK", "SORT", "SKIP", "LIMIT",
+	"PROJECTION_DEFAULT", "PROJECTION_COVERED", "PROJECTION_SIMPLE", "RETURN_KEY"}
+
+// stagesMeasurable reports whether every stage of tree, the explain of
+// p, is one whose statistics a run gives. A scan of the document store
+// by _id ranges (an IXSCAN of the _id index without one) is not: its
+// keys are not counted as examined.
+func stagesMeasurable(p *planner.Plan, tree bson.D) bool {
+	for {
+		name, _ := lookupD(tree, "stage").(string)
+		if !slices.Contains(measuredStages, name) || name == "IXSCAN" && p.Index == nil {
+			return false
+		}
+		in, ok := lookupD(tree, "inputStage").(bson.D)
+		if !ok {
+			return true
+		}
+		tree = in
+	}
+}
+
+// lookupD is the value of key in d, nil when absent.
+func lookupD(d bson.D, key string) any {
+	for _, e := range d {
+		if e.Key == key {
+			return e.Value
+		}
+	}
+	return nil
+}
+
+// annotate returns stage (a plan's explain tree, stagesMeasurable) with
+// each stage's statistics, in the order MongoDB's statsToBSON writes
+// them: stage and filter, the common statistics, the stage's own fields
+// (its specific statistics after them), then its input.
+func (r *stageRun) annotate(stage bson.D) (bson.D, stageFigures) {
+	var in bson.D
+	var child stageFigures
+	rest := make(bson.D, 0, len(stage)+8)
+	for _, e := range stage {
+		if e.Key == "inputStage" {
+			in, child = r.annotate(e.Value.(bson.D))
+			continue
+		}
+		rest = append(rest, e)
+	}
+	name := rest[0].Value.(string)
+	var f stageFigures
+	var specific bson.D
+	switch name {
+	case "COLLSCAN":
+		// The first work opens the cursor (NEED_TIME); each later one
+		// reads a document, ADVANCED when it matches.
+		d := r.stats.DocsExamined
+		f = stageFigures{advanced: r.matched, needTime: 1 + d - r.matched, eof: r.src.eof}
+		specific = bson.D{{Key: "docsExamined", Value: explainCount(d)}}
+	case "IXSCAN":
+		// A work per key examined, ADVANCED for each handed up (a key
+		// out of the bounds, or a multikey document's second key, is
+		// NEED_TIME).
+		k := r.stats.KeysExamined
+		f = stageFigures{advanced: r.src.handed, needTime: k - r.src.handed, eof: r.src.eof}
+		ps := r.src.docSource.(*planSource)
+		var tested, dropped int64
+		if mk, _ := lookupD(stage, "isMultiKey").(bool); mk {
+			// Only a multikey scan tests record ids for duplicates.
+			tested, dropped = r.src.handed+ps.dupsDropped, ps.dupsDropped
+		}
+		specific = bson.D{
+			{Key: "keysExamined", Value: explainCount(k)},
+			{Key: "seeks", Value: explainCount(ps.seeks)},
+			{Key: "dupsTested", Value: explainCount(tested)},
+			{Key: "dupsDropped", Value: explainCount(dropped)},
+		}
+	case "IDHACK":
+		// One lookup, ADVANCED when the document is there; the stage is
+		// at its end after it.
+		f = stageFigures{advanced: r.src.handed, eof: true}
+		if r.src.eof {
+			f.works = 1
+		}
+		f.works += f.advanced
+		specific = bson.D{
+			{Key: "keysExamined", Value: explainCount(r.stats.KeysExamined)},
+			{Key: "docsExamined", Value: explainCount(r.stats.DocsExamined)},
+		}
+	case "FETCH":
+		// A work per work of its input: each key handed up is fetched,
+		// ADVANCED when its document matches.
+		f = stageFigures{works: child.works, advanced: r.matched, needTime: child.needTime + child.advanced - r.matched, eof: child.eof}
+		specific = bson.D{
+			{Key: "docsExamined", Value: explainCount(r.stats.DocsExamined)},
+			{Key: "alreadyHasObj", Value: int32(0)},
+		}
+	case "SORT":
+		// Every work of its input while it loads is NEED_TIME, then one
+		// ADVANCED per result (limitAmount at most) and the end.
+		n := child.advanced
+		if lim, ok := lookupD(stage, "limitAmount").(int64); ok && lim < n {
+			n = lim
+		}
+		f = stageFigures{works: child.works + n + 1, advanced: n, needTime: child.works, eof: true}
+		specific = bson.D{
+			{Key: "totalDataSizeSorted", Value: explainCount(r.sortBytes)},
+			{Key: "usedDisk", Value: r.spills > 0},
+			{Key: "spills", Value: explainCount(r.spills)},
+		}
+	case "SKIP":
+		// Its first skipAmount results are NEED_TIME.
+		skipped := min(lookupD(stage, "skipAmount").(int64), child.advanced)
+		f = stageFigures{works: child.works, advanced: child.advanced - skipped, needTime: child.needTime + skipped, eof: child.eof}
+	case "LIMIT":
+		// Past limitAmount results it ends without working its input.
+		f = child
+		if f.advanced >= lookupD(stage, "limitAmount").(int64) {
+			f.works++
+			f.eof = true
+		}
+	default: // the projections, RETURN_KEY: one result per result
+		f = child
+	}
+	if in == nil && f.works == 0 {
+		// A leaf's works are its results, its NEED_TIMEs and its end.
+		f.works = f.advanced + f.needTime
+		if f.eof {
+			f.works++
+		}
+	}
+	head := 1
+	if len(rest) > 1 && rest[1].Key == "filter" {
+		head = 2
+	}
+	eof := int32(0)
+	if f.eof {
+		eof = 1
+	}
+	out := append(make(bson.D, 0, len(rest)+len(specific)+10), rest[:head]...)
+	out = append(out,
+		bson.E{Key: "nReturned", Value: explainCount(f.advanced)},
+		bson.E{Key: "executionTimeMillisEstimate", Value: explainCount(r.millis)},
+		bson.E{Key: "works", Value: explainCount(f.works)},
+		bson.E{Key: "advanced", Value: explainCount(f.advanced)},
+		bson.E{Key: "needTime", Value: explainCount(f.needTime)},
+		bson.E{Key: "needYield", Value: int32(0)},
+		bson.E{Key: "saveState", Value: int32(0)},
+		bson.E{Key: "restoreState", Value: int32(0)},
+		bson.E{Key: "isEOF", Value: eof},
+	)
+	out = append(append(out, rest[head:]...), specific...)
+	if in != nil {
+		out = append(out, bson.E{Key: "inputStage", Value: in})
+	}
+	return out, f
+}

@@ -1,0 +1,193 @@
+package driver_test
+
+import (
+	"slices"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// TestExplainStageStats: from verbosity executionStats, each stage of
+// executionStages carries its statistics as MongoDB 7.0's classic engine
+// reports them (statsToBSON): after stage and filter, nReturned,
+// executionTimeMillisEstimate, works, advanced, needTime, needYield,
+// saveState, restoreState, isEOF; then its own fields and statistics
+// (COLLSCAN docsExamined; IXSCAN keysExamined, seeks, dupsTested,
+// dupsDropped; FETCH docsExamined, alreadyHasObj; IDHACK keysExamined,
+// docsExamined; SORT totalDataSizeSorted, usedDisk, spills), then its
+// input. The figures follow each stage's doWork: COLLSCAN's first work
+// opens its cursor, IXSCAN works once per key, FETCH, SKIP and the
+// projections once per work of their input, SORT answers NEED_TIME while
+// it loads, LIMIT ends without working its input past limitAmount, and a
+// stage is asked once past its last result (isEOF) unless a LIMIT above
+// stopped first.
+func TestExplainStageStats(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	coll := db.Collection("stagestats")
+	docs := make([]any, 100)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 10}, {Key: "b", Value: i}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	mk := db.Collection("stagestats_mk")
+	mdocs := make([]any, 10)
+	for i := range mdocs {
+		mdocs[i] = bson.D{{Key: "_id", Value: i}, {Key: "t", Value: bson.A{i, i + 1}}}
+	}
+	if _, err := mk.InsertMany(ctx, mdocs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mk.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"nReturned", "executionTimeMillisEstimate", "works", "advanced", "needTime", "needYield", "saveState", "restoreState", "isEOF"}
+	// fig is a stage's expected figures: nReturned (= advanced), works,
+	// needTime, isEOF, and stage-specific counts.
+	type fig struct {
+		stage                    string
+		returned, works, needTme int
+		eof                      int
+		specific                 bson.D // values compared as numbers or as they are
+		order                    []string
+	}
+	type tcase struct {
+		name   string
+		coll   string
+		cmd    bson.D
+		stages []fig
+	}
+	find := func(c string, filter bson.D, more ...bson.E) bson.D {
+		return append(bson.D{{Key: "find", Value: c}, {Key: "filter", Value: filter}}, more...)
+	}
+	ixscanOrder := append(append([]string{"stage"}, common...), "keyPattern", "indexName", "isMultiKey", "isUnique", "isSparse", "isPartial", "indexVersion", "direction", "indexBounds", "keysExamined", "seeks", "dupsTested", "dupsDropped")
+	for _, tc := range []tcase{
+		{"collscan", "stagestats", find("stagestats", bson.D{{Key: "b", Value: bson.D{{Key: "$gt", Value: 50}}}}), []fig{
+			{"COLLSCAN", 49, 102, 52, 1, bson.D{{Key: "direction", Value: "forward"}, {Key: "docsExamined", Value: 100}},
+				append(append([]string{"stage", "filter"}, common...), "direction", "docsExamined")},
+		}},
+		{"fetch ixscan", "stagestats", find("stagestats", bson.D{{Key: "a", Value: 3}, {Key: "b", Value: bson.D{{Key: "$gt", Value: 50}}}}), []fig{
+			{"FETCH", 5, 11, 5, 1, bson.D{{Key: "docsExamined", Value: 10}, {Key: "alreadyHasObj", Value: 0}},
+				append(append([]string{"stage", "filter"}, common...), "docsExamined", "alreadyHasObj", "inputStage")},
+			{"IXSCAN", 10, 11, 0, 1, bson.D{{Key: "keysExamined", Value: 10}, {Key: "seeks", Value: 1}, {Key: "dupsTested", Value: 0}, {Key: "dupsDropped", Value: 0}}, ixscanOrder},
+		}},
+		{"idhack", "stagestats", find("stagestats", bson.D{{Key: "_id", Value: 5}}), []fig{
+			{"IDHACK", 1, 2, 0, 1, bson.D{{Key: "keysExamined", Value: 1}, {Key: "docsExamined", Value: 1}},
+				append(append([]string{"stage"}, common...), "keysExamined", "docsExamined")},
+		}},
+		{"idhack missing", "stagestats", find("stagestats", bson.D{{Key: "_id", Value: 500}}), []fig{
+			{"IDHACK", 0, 1, 0, 1, bson.D{{Key: "keysExamined", Value: 0}, {Key: "docsExamined", Value: 0}}, nil},
+		}},
+		{"sort skip projection", "stagestats", find("stagestats", bson.D{},
+			bson.E{Key: "sort", Value: bson.D{{Key: "b", Value: -1}}}, bson.E{Key: "limit", Value: 3}, bson.E{Key: "skip", Value: 1},
+			bson.E{Key: "projection", Value: bson.D{{Key: "b", Value: 1}}}), []fig{
+			{"PROJECTION_DEFAULT", 3, 107, 103, 1, bson.D{{Key: "transformBy", Value: bson.D{{Key: "b", Value: int32(1)}}}},
+				append(append([]string{"stage"}, common...), "transformBy", "inputStage")},
+			{"SKIP", 3, 107, 103, 1, bson.D{{Key: "skipAmount", Value: int64(1)}},
+				append(append([]string{"stage"}, common...), "skipAmount", "inputStage")},
+			{"SORT", 4, 107, 102, 1, bson.D{{Key: "limitAmount", Value: int64(4)}, {Key: "type", Value: "simple"}, {Key: "usedDisk", Value: false}, {Key: "spills", Value: 0}},
+				append(append([]string{"stage"}, common...), "sortPattern", "memLimit", "limitAmount", "type", "totalDataSizeSorted", "usedDisk", "spills", "inputStage")},
+			{"COLLSCAN", 100, 102, 1, 1, bson.D{{Key: "docsExamined", Value: 100}}, nil},
+		}},
+		{"limit over an index scan", "stagestats", find("stagestats", bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 0}}}},
+			bson.E{Key: "limit", Value: 5}, bson.E{Key: "hint", Value: bson.D{{Key: "a", Value: 1}}}), []fig{
+			{"LIMIT", 5, 6, 0, 1, bson.D{{Key: "limitAmount", Value: int64(5)}}, append(append([]string{"stage"}, common...), "limitAmount", "inputStage")},
+			{"FETCH", 5, 5, 0, 0, bson.D{{Key: "docsExamined", Value: 5}}, nil},
+			{"IXSCAN", 5, 5, 0, 0, bson.D{{Key: "keysExamined", Value: 5}, {Key: "seeks", Value: 1}}, nil},
+		}},
+		{"limit over a collection scan", "stagestats", find("stagestats", bson.D{}, bson.E{Key: "limit", Value: 5}), []fig{
+			{"LIMIT", 5, 7, 1, 1, bson.D{{Key: "limitAmount", Value: int64(5)}}, nil},
+			{"COLLSCAN", 5, 6, 1, 0, bson.D{{Key: "docsExamined", Value: 5}}, nil},
+		}},
+		{"limit not reached", "stagestats", find("stagestats", bson.D{{Key: "a", Value: 3}}, bson.E{Key: "limit", Value: 50}), []fig{
+			{"LIMIT", 10, 11, 0, 1, nil, nil},
+			{"FETCH", 10, 11, 0, 1, bson.D{{Key: "docsExamined", Value: 10}}, nil},
+			{"IXSCAN", 10, 11, 0, 1, bson.D{{Key: "keysExamined", Value: 10}}, nil},
+		}},
+		{"multikey", "stagestats_mk", find("stagestats_mk", bson.D{{Key: "t", Value: bson.D{{Key: "$gte", Value: 3}}}}), []fig{
+			// keys >= 3: one of _id 2, two of each of _id 3 to 9
+			{"FETCH", 8, 16, 7, 1, bson.D{{Key: "docsExamined", Value: 8}}, nil},
+			{"IXSCAN", 8, 16, 7, 1, bson.D{{Key: "isMultiKey", Value: true}, {Key: "keysExamined", Value: 15}, {Key: "seeks", Value: 1},
+				{Key: "dupsTested", Value: 15}, {Key: "dupsDropped", Value: 7}}, nil},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: tc.cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stage := out.Lookup("executionStats", "executionStages").Document()
+			for i, want := range tc.stages {
+				if i > 0 {
+					stage = stage.Lookup("inputStage").Document()
+				}
+				if got := stage.Lookup("stage").StringValue(); got != want.stage {
+					t.Fatalf("stage %d is %s, want %s: %s", i, got, want.stage, out)
+				}
+				nums := bson.D{{Key: "nReturned", Value: want.returned}, {Key: "works", Value: want.works}, {Key: "advanced", Value: want.returned},
+					{Key: "needTime", Value: want.needTme}, {Key: "needYield", Value: 0}, {Key: "saveState", Value: 0}, {Key: "restoreState", Value: 0},
+					{Key: "isEOF", Value: want.eof}}
+				for _, e := range append(nums, want.specific...) {
+					v, err := stage.LookupErr(e.Key)
+					if err != nil {
+						t.Fatalf("%s has no %s: %s", want.stage, e.Key, stage)
+					}
+					switch w := e.Value.(type) {
+					case int:
+						// a statistic: an int while it fits (appendNumber)
+						if n, ok := v.AsInt64OK(); !ok || v.Type != bson.TypeInt32 || n != int64(w) {
+							t.Errorf("%s %s = %v, want int %d", want.stage, e.Key, v, w)
+						}
+					case int64:
+						// an amount of the plan's (limitAmount, skipAmount):
+						// any number
+						if n, ok := v.AsInt64OK(); !ok || n != w {
+							t.Errorf("%s %s = %v, want %d", want.stage, e.Key, v, w)
+						}
+					default:
+						typ, data, err := bson.MarshalValue(w)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !v.Equal(bson.RawValue{Type: typ, Value: data}) {
+							t.Errorf("%s %s = %v, want %v", want.stage, e.Key, v, w)
+						}
+					}
+				}
+				if v, err := stage.LookupErr("executionTimeMillisEstimate"); err != nil || v.Type != bson.TypeInt32 {
+					t.Errorf("%s executionTimeMillisEstimate = %v", want.stage, v)
+				}
+				if want.stage == "SORT" {
+					if n, ok := stage.Lookup("totalDataSizeSorted").AsInt64OK(); !ok || n <= 0 {
+						t.Errorf("SORT totalDataSizeSorted = %v", stage.Lookup("totalDataSizeSorted"))
+					}
+				}
+				if want.order != nil {
+					elems, _ := stage.Elements()
+					var keys []string
+					for _, el := range elems {
+						keys = append(keys, el.Key())
+					}
+					if !slices.Equal(keys, want.order) {
+						t.Errorf("%s fields %v, want %v", want.stage, keys, want.order)
+					}
+				}
+			}
+		})
+	}
+	// At verbosity queryPlanner the stages carry no statistics.
+	out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: find("stagestats", bson.D{{Key: "b", Value: 1}})}, {Key: "verbosity", Value: "queryPlanner"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.LookupErr("queryPlanner", "winningPlan", "works"); err == nil {
+		t.Fatalf("queryPlanner's winningPlan has works: %s", out)
+	}
+}
