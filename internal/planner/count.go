@@ -6,6 +6,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/values"
@@ -40,6 +42,71 @@ func (p *Plan) setExact(root *query.Node) {
 	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides(root, p.fields)
 	p.idDecides = p.Index == nil && !p.Natural && p.Or == nil && p.Intervals != nil && p.checks == nil &&
 		decides(root, p.fields)
+}
+
+// setExactPaths decides p.exactPaths for the filter root: the paths of
+// the index fields (or _id, for a scan of the documents by _id ranges)
+// whose bounds the plan scans, not open, and whose top-level predicates
+// all the bounds express exactly (decides), on an index that is neither
+// multikey, hashed on them, wildcard nor under a collation. MongoDB's
+// planner drops such predicates from the FETCH above the scan (their
+// bounds are EXACT: QueryPlannerAccess keeps only the others as the
+// FETCH's filter), so its explain shows only the rest.
+func (p *Plan) setExactPaths(root *query.Node) {
+	p.exactPaths = nil
+	if root == nil || p.Or != nil || p.multikey || p.Natural || p.Intervals == nil || p.Text != nil || p.Geo != nil ||
+		p.coll != nil || collated(root) || p.Index != nil && p.Index.Wildcard != nil {
+		return
+	}
+	conj := []*query.Node{root}
+	if root.Kind == query.KindAnd {
+		conj = root.Children
+	}
+	for i, f := range p.fields {
+		if i >= len(p.fieldBounds) || p.fieldBounds[i].empty() || f.Hashed || positional(f.Parts) {
+			continue
+		}
+		var on []*query.Node
+		for _, n := range conj {
+			if n.Path == f.Path {
+				on = append(on, n)
+			}
+		}
+		if len(on) > 0 && decides(&query.Node{Kind: query.KindAnd, Children: on}, p.fields) {
+			p.exactPaths = append(p.exactPaths, f.Path)
+		}
+	}
+}
+
+// residual is filter without its top-level fields the plan's bounds
+// answer exactly (setExactPaths): the filter of the FETCH above the
+// scan. A field written twice, or under an operator ($and, $or), stays.
+func (p *Plan) residual(filter bson.Raw) bson.Raw {
+	if len(p.exactPaths) == 0 {
+		return filter
+	}
+	elems, err := filter.Elements()
+	if err != nil {
+		return filter
+	}
+	seen := map[string]int{}
+	for _, e := range elems {
+		seen[e.Key()]++
+	}
+	start, out := bsoncore.AppendDocumentStart(nil)
+	dropped := false
+	for _, e := range elems {
+		if seen[e.Key()] == 1 && slices.Contains(p.exactPaths, e.Key()) {
+			dropped = true
+			continue
+		}
+		out = append(out, e...)
+	}
+	if !dropped {
+		return filter
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return bson.Raw(out)
 }
 
 // IDRangeDecides reports whether the plan scans the documents by ranges

@@ -102,7 +102,7 @@ func (p *Plan) Explain(s Shape) bson.D {
 	case p.covered != nil:
 		stage = p.scanStage()
 	default:
-		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, filterOf(s.Filter)...), bson.E{Key: "inputStage", Value: p.scanStage()})
+		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, filterOf(p.residual(s.Filter))...), bson.E{Key: "inputStage", Value: p.scanStage()})
 	}
 	blockingSort := len(s.Sort) > 0 && !p.Sorted
 	if blockingSort {

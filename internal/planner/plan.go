@@ -99,6 +99,9 @@ type Plan struct {
 	// idDecides reports that the _id ranges decide the filter
 	// (IDRangeDecides).
 	idDecides bool
+	// exactPaths are the fields of the filter's top level whose every
+	// predicate the plan's bounds answer exactly (setExactPaths).
+	exactPaths []string
 	// covered are the positions of the fields a covered read answers
 	// with (Covered).
 	covered []int
@@ -208,6 +211,7 @@ func Candidates(cat Catalog, q Query) []*Plan {
 	out := candidates(cat, q)
 	for _, p := range out {
 		p.setExact(q.Filter.Root())
+		p.setExactPaths(q.Filter.Root())
 		p.setCovered(q.ProjectionSpec, q.Sort == nil || p.Sorted)
 		if q.KeysOnly {
 			p.setKeysOnly(q.Sort == nil || p.Sorted)

@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
@@ -189,5 +190,63 @@ func TestExplainStageStats(t *testing.T) {
 	}
 	if _, err := out.LookupErr("queryPlanner", "winningPlan", "works"); err == nil {
 		t.Fatalf("queryPlanner's winningPlan has works: %s", out)
+	}
+}
+
+// TestExplainFetchResidualFilter: the FETCH above an index scan shows only
+// the predicates its index bounds do not answer exactly; MongoDB's
+// planner drops the exact ones (QueryPlannerAccess, tightness EXACT). A
+// multikey index's bounds leave every predicate to the FETCH.
+func TestExplainFetchResidualFilter(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	coll := db.Collection("residual")
+	docs := make([]any, 100)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 10}, {Key: "b", Value: i}, {Key: "t", Value: bson.A{i, i + 1}}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{{Keys: bson.D{{Key: "a", Value: 1}}}, {Keys: bson.D{{Key: "t", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	gt := func(n int) bson.D { return bson.D{{Key: "$gt", Value: n}} }
+	for _, tc := range []struct {
+		name   string
+		filter bson.D
+		hint   string
+		want   any // nil: no filter
+	}{
+		{"residual", bson.D{{Key: "a", Value: 3}, {Key: "b", Value: gt(50)}}, "a_1", bson.D{{Key: "b", Value: gt(50)}}},
+		{"all exact", bson.D{{Key: "a", Value: 3}}, "a_1", nil},
+		{"range exact", bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 3}, {Key: "$lte", Value: 4}}}, {Key: "b", Value: 7}}, "a_1", bson.D{{Key: "b", Value: 7}}},
+		{"_id range", bson.D{{Key: "_id", Value: gt(95)}}, "_id_", nil},
+		{"null is not exact", bson.D{{Key: "a", Value: nil}}, "a_1", bson.D{{Key: "a", Value: nil}}},
+		{"multikey", bson.D{{Key: "t", Value: 3}, {Key: "b", Value: gt(1)}}, "t_1", bson.D{{Key: "t", Value: 3}, {Key: "b", Value: gt(1)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := bson.D{{Key: "find", Value: "residual"}, {Key: "filter", Value: tc.filter}, {Key: "hint", Value: tc.hint}}
+			out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, path := range [][]string{{"queryPlanner", "winningPlan"}, {"executionStats", "executionStages"}} {
+				fetch := out.Lookup(path...).Document()
+				if fetch.Lookup("stage").StringValue() != "FETCH" {
+					t.Fatalf("%v is not a FETCH: %s", path, fetch)
+				}
+				got, err := fetch.LookupErr("filter")
+				switch {
+				case tc.want == nil && err == nil:
+					t.Errorf("%v: FETCH filter %s, want none", path, got)
+				case tc.want != nil && err != nil:
+					t.Errorf("%v: no FETCH filter, want %v", path, tc.want)
+				case tc.want != nil && !bytes.Equal(got.Document(), mustRaw(t, tc.want)):
+					t.Errorf("%v: FETCH filter %s, want %v", path, got, tc.want)
+				}
+			}
+		})
 	}
 }
