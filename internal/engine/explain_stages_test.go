@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/querygen"
+)
+
+// TestExplainStagesDifferential checks, on random data sets under random
+// indexes, that the per-stage statistics of every random find's explain
+// agree with the find itself and with the explain's totals: the root
+// returns what the find returns; the stages' keysExamined and
+// docsExamined sum to totalKeysExamined and totalDocsExamined; every
+// stage's works are its ADVANCEDs, NEED_TIMEs and its end (isEOF), an
+// IDHACK's end aside; FETCH, SKIP and the projections work once per work
+// of their input, a LIMIT at most once more, a SORT once per input work
+// and per result, each stage returns no more than its input, and only a
+// multikey IXSCAN tests for duplicates.
+func TestExplainStagesDifferential(t *testing.T) {
+	e := newTestEngine(t)
+	sets := 20
+	if testing.Short() {
+		sets = 4
+	}
+	measured := 0
+	for _, seed := range diffSeeds(sets) {
+		g := querygen.New(seed)
+		coll := fmt.Sprintf("xs%d", datasetCount.Add(1))
+		if err := e.CreateCollection("test", coll, CollectionOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range g.Indexes() {
+			is := IndexSpec{Key: bsonDoc(spec.Key), Unique: spec.Unique, Sparse: spec.Sparse, ExpireAfter: -1}
+			if spec.Partial != nil {
+				is.Partial = bsonDoc(spec.Partial)
+			}
+			if spec.WildcardProjection != nil {
+				is.WildcardProjection = bsonDoc(spec.WildcardProjection)
+			}
+			if _, err := e.CreateIndexes("test", coll, []IndexSpec{is}, nil); err != nil {
+				t.Fatalf("seed %d: index %v: %v", seed, spec.Key, err)
+			}
+		}
+		for i := range 20 + g.Intn(60) {
+			e.Insert("test", coll, []bson.Raw{bsonDoc(g.Doc(int32(i)))}, true, WriteOptions{})
+		}
+		for range 60 {
+			o := FindOptions{Filter: bsonDoc(g.Query())}
+			if s := g.Sort(); len(s) > 0 {
+				o.Sort = bsonDoc(s)
+			}
+			if p := g.Projection(); len(p) > 0 {
+				o.Projection = bsonDoc(p)
+			}
+			if g.Intn(2) == 0 {
+				o.Skip = int64(g.Intn(5))
+			}
+			if g.Intn(2) == 0 {
+				o.Limit = int64(1 + g.Intn(10))
+			}
+			cur, err := e.Find("test", coll, o)
+			if err != nil {
+				continue // a query the generator made invalid
+			}
+			var n int64
+			for {
+				doc, err := cur.Next()
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if doc == nil {
+					break
+				}
+				n++
+			}
+			cur.Close()
+			out, err := e.Explain("test", coll, o, ExecutionStats)
+			if err != nil {
+				t.Fatalf("seed %d: explain %s: %v", seed, o.Filter, err)
+			}
+			es := lookupD(out, "executionStats").(bson.D)
+			root := lookupD(es, "executionStages").(bson.D)
+			if lookupD(root, "works") == nil {
+				continue // a plan whose stages are not measured
+			}
+			measured++
+			where := fmt.Sprintf("seed %d, filter %s sort %s proj %s skip %d limit %d:\n%v", seed, o.Filter, o.Sort, o.Projection, o.Skip, o.Limit, root)
+			if got := num(lookupD(root, "nReturned")); got != n || num(lookupD(es, "nReturned")) != n {
+				t.Fatalf("%s\nroot returns %d, the find %d", where, got, n)
+			}
+			var keys, docs int64
+			for stage := root; stage != nil; {
+				name := lookupD(stage, "stage").(string)
+				works, adv, need, eof := num(lookupD(stage, "works")), num(lookupD(stage, "advanced")), num(lookupD(stage, "needTime")), num(lookupD(stage, "isEOF"))
+				if num(lookupD(stage, "nReturned")) != adv || adv < 0 || need < 0 || eof < 0 || eof > 1 {
+					t.Fatalf("%s\n%s: nReturned %v advanced %d needTime %d isEOF %d", where, name, lookupD(stage, "nReturned"), adv, need, eof)
+				}
+				if name != "IDHACK" && works != adv+need+eof {
+					t.Fatalf("%s\n%s: works %d, advanced %d + needTime %d + isEOF %d", where, name, works, adv, need, eof)
+				}
+				if name == "IXSCAN" {
+					// Only a multikey scan tests for duplicates; each it
+					// drops is a NEED_TIME.
+					tested, dropped := num(lookupD(stage, "dupsTested")), num(lookupD(stage, "dupsDropped"))
+					if mk, _ := lookupD(stage, "isMultiKey").(bool); mk && (tested != adv+dropped || dropped > need) || !mk && tested+dropped != 0 {
+						t.Fatalf("%s\nIXSCAN dupsTested %d dupsDropped %d", where, tested, dropped)
+					}
+				}
+				keys += num(lookupD(stage, "keysExamined"))
+				docs += num(lookupD(stage, "docsExamined"))
+				in, _ := lookupD(stage, "inputStage").(bson.D)
+				if in != nil {
+					cw, ca := num(lookupD(in, "works")), num(lookupD(in, "advanced"))
+					ok := adv <= ca
+					switch name {
+					case "SORT":
+						ok = ok && works == cw+adv+1
+					case "LIMIT":
+						ok = ok && (works == cw || works == cw+1)
+					default:
+						ok = ok && works == cw
+					}
+					if !ok {
+						t.Fatalf("%s\n%s works %d advanced %d over works %d advanced %d", where, name, works, adv, cw, ca)
+					}
+				}
+				stage = in
+			}
+			if keys != num(lookupD(es, "totalKeysExamined")) || docs != num(lookupD(es, "totalDocsExamined")) {
+				t.Fatalf("%s\nstages examine %d keys, %d documents; totals %v, %v", where, keys, docs, lookupD(es, "totalKeysExamined"), lookupD(es, "totalDocsExamined"))
+			}
+		}
+	}
+	t.Logf("%d explains with measured stages", measured)
+	if measured == 0 {
+		t.Fatal("no explain had measured stages")
+	}
+}
+
+// num is an explain count (int32 or int64; 0 when absent).
+func num(v any) int64 {
+	switch n := v.(type) {
+	case int32:
+		return int64(n)
+	case int64:
+		return n
+	}
+	return 0
+}
