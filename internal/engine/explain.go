@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"slices"
 	"time"
 
@@ -181,11 +180,6 @@ func executionStats(n int64, start time.Time, stats *OpStats, stages bson.D, v V
 	return bson.E{Key: "executionStats", Value: d}
 }
 
-// explainCount is a count as MongoDB's explain appends it (appendNumber):
-// an int while it fits, a long past that.
-func explainCount(n int64) any {
-	if n >= math.MinInt32 && n <= math.MaxInt32 {
-		return int32(n)
-	}
-	return n
-}
+// explainCount is a count as MongoDB's explain appends it
+// (planner.ExplainNumber).
+func explainCount(n int64) any { return planner.ExplainNumber(n) }

@@ -120,6 +120,18 @@ func stagesMeasurable(p *planner.Plan, tree bson.D) bool {
 	}
 }
 
+// explainInt is a number of an explain tree (explainCount's int or
+// long); ok is false when v is neither.
+func explainInt(v any) (n int64, ok bool) {
+	switch v := v.(type) {
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	}
+	return 0, false
+}
+
 // lookupD is the value of key in d, nil when absent.
 func lookupD(d bson.D, key string) any {
 	for _, e := range d {
@@ -197,7 +209,7 @@ func (r *stageRun) annotate(stage bson.D) (bson.D, stageFigures) {
 		// Every work of its input while it loads is NEED_TIME, then one
 		// ADVANCED per result (limitAmount at most) and the end.
 		n := child.advanced
-		if lim, ok := lookupD(stage, "limitAmount").(int64); ok && lim < n {
+		if lim, ok := explainInt(lookupD(stage, "limitAmount")); ok && lim < n {
 			n = lim
 		}
 		f = stageFigures{works: child.works + n + 1, advanced: n, needTime: child.works, eof: true}
@@ -208,12 +220,13 @@ func (r *stageRun) annotate(stage bson.D) (bson.D, stageFigures) {
 		}
 	case "SKIP":
 		// Its first skipAmount results are NEED_TIME.
-		skipped := min(lookupD(stage, "skipAmount").(int64), child.advanced)
+		skip, _ := explainInt(lookupD(stage, "skipAmount"))
+		skipped := min(skip, child.advanced)
 		f = stageFigures{works: child.works, advanced: child.advanced - skipped, needTime: child.needTime + skipped, eof: child.eof}
 	case "LIMIT":
 		// Past limitAmount results it ends without working its input.
 		f = child
-		if f.advanced >= lookupD(stage, "limitAmount").(int64) {
+		if lim, _ := explainInt(lookupD(stage, "limitAmount")); f.advanced >= lim {
 			f.works++
 			f.eof = true
 		}

@@ -140,13 +140,8 @@ func TestExplainStagesDifferential(t *testing.T) {
 	}
 }
 
-// num is an explain count (int32 or int64; 0 when absent).
+// num is an explain count (0 when absent).
 func num(v any) int64 {
-	switch n := v.(type) {
-	case int32:
-		return int64(n)
-	case int64:
-		return n
-	}
-	return 0
+	n, _ := explainInt(v)
+	return n
 }

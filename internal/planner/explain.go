@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -106,15 +107,15 @@ func (p *Plan) Explain(s Shape) bson.D {
 	}
 	blockingSort := len(s.Sort) > 0 && !p.Sorted
 	if blockingSort {
-		sortStage := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: s.Sort}, {Key: "memLimit", Value: s.SortMemLimit}}
+		sortStage := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: s.Sort}, {Key: "memLimit", Value: ExplainNumber(s.SortMemLimit)}}
 		if s.Limit > 0 {
-			sortStage = append(sortStage, bson.E{Key: "limitAmount", Value: s.Limit + s.Skip})
+			sortStage = append(sortStage, bson.E{Key: "limitAmount", Value: ExplainNumber(s.Limit + s.Skip)})
 		}
 		sortStage = append(sortStage, bson.E{Key: "type", Value: "simple"}, bson.E{Key: "inputStage", Value: stage})
 		stage = sortStage
 	}
 	if s.Skip > 0 {
-		stage = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: s.Skip}, {Key: "inputStage", Value: stage}}
+		stage = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: ExplainNumber(s.Skip)}, {Key: "inputStage", Value: stage}}
 	}
 	if s.ReturnKey {
 		stage = bson.D{{Key: "stage", Value: "RETURN_KEY"}, {Key: "inputStage", Value: stage}}
@@ -125,9 +126,18 @@ func (p *Plan) Explain(s Shape) bson.D {
 	}
 	if s.Limit > 0 && !blockingSort {
 		// A blocking sort enforces the limit itself (limitAmount).
-		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: s.Limit}, {Key: "inputStage", Value: stage}}
+		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: ExplainNumber(s.Limit)}, {Key: "inputStage", Value: stage}}
 	}
 	return stage
+}
+
+// ExplainNumber is a number as MongoDB's explain appends it
+// (appendNumber, appendIntOrLL): an int while it fits, a long past that.
+func ExplainNumber(n int64) any {
+	if n >= math.MinInt32 && n <= math.MaxInt32 {
+		return int32(n)
+	}
+	return n
 }
 
 // scanStage is the IXSCAN stage of a scan of an index, or of the document
