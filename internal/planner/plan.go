@@ -567,12 +567,19 @@ func appendEnd(pre, hi []byte) []byte {
 // way while the index holds only the element (and selecting one does not
 // make the index multikey): no index bounds or sorts such a path.
 func positional(parts []string) bool {
-	for _, p := range parts {
-		if p != "" && strings.Trim(p, "0123456789") == "" {
-			return true
+	return slices.ContainsFunc(parts, allDigits)
+}
+
+// allDigits reports whether p is a non-empty run of decimal digits (the
+// planner asks for each field of each plan: strings.Trim built its set
+// of digits on each call).
+func allDigits(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] < '0' || p[i] > '9' {
+			return false
 		}
 	}
-	return false
+	return p != ""
 }
 
 // providesSort reports whether scanning fields in order (or in reverse)
