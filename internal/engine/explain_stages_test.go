@@ -33,14 +33,7 @@ func TestExplainStagesDifferential(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, spec := range g.Indexes() {
-			is := IndexSpec{Key: bsonDoc(spec.Key), Unique: spec.Unique, Sparse: spec.Sparse, ExpireAfter: -1}
-			if spec.Partial != nil {
-				is.Partial = bsonDoc(spec.Partial)
-			}
-			if spec.WildcardProjection != nil {
-				is.WildcardProjection = bsonDoc(spec.WildcardProjection)
-			}
-			if _, err := e.CreateIndexes("test", coll, []IndexSpec{is}, nil); err != nil {
+			if _, err := e.CreateIndexes("test", coll, []IndexSpec{genIndexSpec(spec)}, nil); err != nil {
 				t.Fatalf("seed %d: index %v: %v", seed, spec.Key, err)
 			}
 		}

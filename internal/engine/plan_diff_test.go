@@ -103,19 +103,13 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 	}
 	var full []*Index // indexes holding every document
 	for _, spec := range g.Indexes() {
-		is := IndexSpec{Key: bsonDoc(spec.Key), Unique: spec.Unique, Sparse: spec.Sparse, ExpireAfter: -1}
+		is := genIndexSpec(spec)
 		if ic := g.Collation(); ic != nil && g.Intn(2) == 0 {
 			is.Collation = bsonDoc(ic)
 		}
 		if hashedOrWildcard(is.Key) {
 			// Folio builds these only without a collation.
 			is.Collation = bsonDoc(bson.D{{Key: "locale", Value: "simple"}})
-		}
-		if spec.Partial != nil {
-			is.Partial = bsonDoc(spec.Partial)
-		}
-		if spec.WildcardProjection != nil {
-			is.WildcardProjection = bsonDoc(spec.WildcardProjection)
 		}
 		if _, err := e.CreateIndexes("test", coll, []IndexSpec{is}, nil); err != nil {
 			t.Fatalf("seed %d: index %v: %v", seed, spec.Key, err)
@@ -266,6 +260,19 @@ func (q diffQuery) run(e *Engine, coll, hint string) diffResult {
 		}
 		r.docs = append(r.docs, slices.Clone(doc))
 	}
+}
+
+// genIndexSpec is the engine's spec of a generated index, under the
+// collection's collation.
+func genIndexSpec(spec querygen.IndexSpec) IndexSpec {
+	is := IndexSpec{Key: bsonDoc(spec.Key), Unique: spec.Unique, Sparse: spec.Sparse, ExpireAfter: -1}
+	if spec.Partial != nil {
+		is.Partial = bsonDoc(spec.Partial)
+	}
+	if spec.WildcardProjection != nil {
+		is.WildcardProjection = bsonDoc(spec.WildcardProjection)
+	}
+	return is
 }
 
 // compare describes how got differs from want, or returns "".

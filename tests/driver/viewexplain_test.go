@@ -135,15 +135,11 @@ func TestExplainRefusesWriteConcern(t *testing.T) {
 	}
 }
 
-// TestCountOnViewHint: a count on a view hands its hint to the aggregation
-// it runs, as MongoDB's countCommandAsAggregationCommand does: a hint of a
-// sparse index of the collection under the view is followed even when it
-// misses documents (jstests/core/query/count/count_hint.js), one naming no
-// index is refused with BadValue.
-func TestCountOnViewHint(t *testing.T) {
-	client, _ := startServer(t)
+// viewOverSparseIndex makes db.v, a view of db.c, of two documents,
+// {i: 1} and {i: 2, x: 1}, the second alone in the sparse index x_1.
+func viewOverSparseIndex(t *testing.T, db *mongo.Database) {
+	t.Helper()
 	ctx := context.Background()
-	db := client.Database("countviewhint")
 	c := db.Collection("c")
 	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "i", Value: 1}}, bson.D{{Key: "i", Value: 2}, {Key: "x", Value: 1}}}); err != nil {
 		t.Fatal(err)
@@ -154,6 +150,18 @@ func TestCountOnViewHint(t *testing.T) {
 	if err := db.CreateView(ctx, "v", "c", mongo.Pipeline{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCountOnViewHint: a count on a view hands its hint to the aggregation
+// it runs, as MongoDB's countCommandAsAggregationCommand does: a hint of a
+// sparse index of the collection under the view is followed even when it
+// misses documents (jstests/core/query/count/count_hint.js), one naming no
+// index is refused with BadValue.
+func TestCountOnViewHint(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("countviewhint")
+	viewOverSparseIndex(t, db)
 	count := func(hint any) (int64, error) {
 		raw, err := db.RunCommand(ctx, bson.D{{Key: "count", Value: "v"}, {Key: "hint", Value: hint}}).Raw()
 		if err != nil {
@@ -258,16 +266,7 @@ func TestDistinctOnViewHint(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	db := client.Database("distinctviewhint")
-	c := db.Collection("c")
-	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "i", Value: 1}}, bson.D{{Key: "i", Value: 2}, {Key: "x", Value: 1}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}}, Options: options.Index().SetSparse(true)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateView(ctx, "v", "c", mongo.Pipeline{}); err != nil {
-		t.Fatal(err)
-	}
+	viewOverSparseIndex(t, db)
 	distinct := bson.D{{Key: "distinct", Value: "v"}, {Key: "key", Value: "i"}, {Key: "hint", Value: "x_1"}}
 	raw, err := db.RunCommand(ctx, distinct).Raw()
 	if err != nil {
