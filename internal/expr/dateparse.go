@@ -202,9 +202,12 @@ func matchNoDigit(re *regexp.Regexp, s string) []string {
 // MongoDB finds incomplete.
 var freePartial = regexp.MustCompile(`^(?:[Tt]?\d{1,2}[:.]\d{2}(?:[:.]\d{2}(?:[.,]\d+)?)?|([A-Za-z]{3,9})[ \t.-]*\d{1,2}(?:st|nd|rd|th)?)$`)
 
-// monthNumber reads a month's full or three-letter English name, in any
-// case.
+// monthNumber reads a month's full or three-letter English name, or
+// timelib's "sept", in any case.
 func monthNumber(name string) (int, bool) {
+	if strings.EqualFold(name, "sept") {
+		return int(time.September), true
+	}
 	for m := time.January; m <= time.December; m++ {
 		if strings.EqualFold(name, m.String()) || strings.EqualFold(name, m.String()[:3]) {
 			return int(m), true
