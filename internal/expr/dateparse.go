@@ -66,8 +66,11 @@ func militaryZone(c byte) (int, bool) {
 // parseZone reads a zone at s[p:] as timelib does: blanks and "(" first,
 // then an offset ("+h", "+hh", "+hmm", "+hhmm", "+hh:mm", with or without
 // "GMT" before it) or an abbreviation, and a closing ")". It returns the
-// position after the zone; ok is false when none is there.
-func parseZone(s string, p int) (z dateZone, next int, ok bool) {
+// position after the zone; ok is false when none is there. In a string
+// read without a format (free), an offset must also match timelib's
+// tzcorrection, hour24 (0-24) and an optional colon and minute (0-59),
+// which "+25:00" does not; a format's %z reads any digits.
+func parseZone(s string, p int, free bool) (z dateZone, next int, ok bool) {
 	for p < len(s) && (s[p] == ' ' || s[p] == '\t' || s[p] == '(') {
 		p++
 	}
@@ -84,6 +87,9 @@ func parseZone(s string, p int) (z dateZone, next int, ok bool) {
 			q++
 		}
 		body := s[p+1 : q]
+		if free && !freeOffset.MatchString(body) {
+			return z, p, false
+		}
 		var h, m int
 		var err1, err2 error
 		switch hh, mm, colon := strings.Cut(body, ":"); {
@@ -118,6 +124,9 @@ func parseZone(s string, p int) (z dateZone, next int, ok bool) {
 	}
 	return z, p, false
 }
+
+// freeOffset is the text of timelib's tzcorrection after its sign.
+var freeOffset = regexp.MustCompile(`^(?:[01]?[0-9]|2[0-4]):?(?:[0-5]?[0-9])?$`)
 
 func closeParen(s string, p int) int {
 	if p < len(s) && s[p] == ')' {
@@ -332,7 +341,7 @@ func parseFree(s string) (parsedDate, error) {
 		rest = rest[len(g[0]):]
 	}
 	if strings.TrimSpace(rest) != "" {
-		z, next, ok := parseZone(rest, 0)
+		z, next, ok := parseZone(rest, 0, true)
 		if !ok || strings.TrimSpace(rest[next:]) != "" {
 			return failed()
 		}
@@ -485,7 +494,7 @@ func parseFormat(s, format string) (parsedDate, error) {
 				return fail(begin, "Day of week must be between 1 and 7")
 			}
 		case 'z':
-			z, next, ok := parseZone(str, pos)
+			z, next, ok := parseZone(str, pos, false)
 			if !ok {
 				return fail(begin, "The timezone could not be found in the database")
 			}
