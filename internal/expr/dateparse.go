@@ -174,6 +174,41 @@ var (
 	freeNoon     = regexp.MustCompile(`^[ \t]+(?i:(noon)|midnight)\b`)
 )
 
+// freeWeekday is timelib's weekday token at the start, a day's full or
+// three-letter name (dayfull, dayabbr) ending the string or followed by
+// the blanks, commas and dots timelib skips between tokens.
+var freeWeekday = regexp.MustCompile(`^(?i:(sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tue|wed|thu|fri|sat))(?:$|[ \t,.]+)`)
+
+// weekdayNumber is the day (0 Sunday to 6 Saturday) whose name starts
+// with name's first three letters.
+func weekdayNumber(name string) int {
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		if strings.EqualFold(name[:3], d.String()[:3]) {
+			return int(d)
+		}
+	}
+	return -1
+}
+
+// freeCtime is timelib's dateshortwithtimelong and dateshortwithtimeshort
+// (a month name and day without a year, then a time), with the year after
+// the time that gnunocolon reads as the year once a time is set, and a
+// zone before or after that year: ctime's "Jan 1 10:00:00 2024" and
+// date(1)'s "Jan  2 10:00:00 UTC 2024" (a weekday before them is
+// freeWeekday). Groups month, day, hour, minute, second, then the text
+// after the time.
+var (
+	freeCtime     = regexp.MustCompile(`^([A-Za-z]{3,9}) *(\d{1,2})[,.stndrh\t ]*[Tt]?(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(.*)$`)
+	freeCtimeYear = regexp.MustCompile(`^[ \t]+(\d{4})`)
+)
+
+// freeLeadingTime is a time before the date, which timelib's scanner
+// reads in any order ("22:00 2024-01-01", "10:00 PM 2024-01-01"): hours
+// and minutes after a colon, seconds and a fraction, a meridian; groups
+// hour, minute, second, fraction, meridian letter, then the text after
+// it.
+var freeLeadingTime = regexp.MustCompile(`^[Tt]?(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:[ \t]*([AaPp])\.?[Mm]\.?)?[ \t]+(\S.*)$`)
+
 // freeTimestamp is timelib's timestamp: "@" and seconds since the epoch,
 // a UTC offset of 0.
 var freeTimestamp = regexp.MustCompile(`^@(-?\d{1,12})$`)
@@ -237,11 +272,78 @@ func parseFree(s string) (parsedDate, error) {
 		}
 		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'", s)
 	}
-	p := newParsedDate()
-	rest := ""
 	atoi := func(v string) int {
 		n, _ := strconv.Atoi(v)
 		return n
+	}
+	weekday := -1
+	if g := freeWeekday.FindStringSubmatch(norm); g != nil {
+		weekday, norm = weekdayNumber(g[1]), norm[len(g[0]):]
+		if norm == "" {
+			return parsedDate{}, incompleteDate(s)
+		}
+	}
+	if g := freeLeadingTime.FindStringSubmatch(norm); g != nil {
+		// The date after the time must carry no time of its own: timelib's
+		// "Double time specification".
+		p, err := parseFree(g[6])
+		if err != nil {
+			if strings.HasPrefix(err.Error(), "an incomplete") {
+				return parsedDate{}, incompleteDate(s)
+			}
+			return failed()
+		}
+		if p.h != unset {
+			return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'", s)
+		}
+		p.h, p.i, p.s = atoi(g[1]), atoi(g[2]), atoi(g[3])
+		if g[4] != "" {
+			p.ms = atoi((g[4] + "00")[:3])
+		}
+		if g[5] != "" {
+			if p.h < 1 || p.h > 12 {
+				return failed()
+			}
+			p.h %= 12
+			if g[5] == "p" || g[5] == "P" {
+				p.h += 12
+			}
+		}
+		if !validTime(p.h, p.i, p.s) {
+			return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'; %d: The parsed time was invalid", s, len(s))
+		}
+		return p.toWeekday(weekday), nil
+	}
+	p := newParsedDate()
+	rest := ""
+	if g := freeCtime.FindStringSubmatch(norm); g != nil {
+		if m, ok := monthNumber(g[1]); ok {
+			rest = g[6]
+			var z *dateZone
+			if zz, next, ok := parseZone(rest, 0, true); ok && !freeCtimeYear.MatchString(rest) {
+				z, rest = &zz, rest[next:]
+			}
+			if y := freeCtimeYear.FindStringSubmatch(rest); y != nil {
+				p.y, p.m, p.d, p.h, p.i, p.s = atoi(y[1]), m, atoi(g[2]), atoi(g[3]), atoi(g[4]), atoi(g[5])
+				rest = rest[len(y[0]):]
+				if z == nil && strings.TrimSpace(rest) != "" {
+					zz, next, ok := parseZone(rest, 0, true)
+					if !ok {
+						return failed()
+					}
+					z, rest = &zz, rest[next:]
+				}
+				if strings.TrimSpace(rest) != "" {
+					return failed()
+				}
+				p.zone, rest = z, ""
+			} else if strings.TrimSpace(rest) == "" {
+				// A month, day and time without a year.
+				return parsedDate{}, incompleteDate(s)
+			} else {
+				rest = ""
+			}
+		}
 	}
 	if g := freeTimestamp.FindStringSubmatch(norm); g != nil {
 		n, _ := strconv.ParseInt(g[1], 10, 64)
@@ -350,7 +452,21 @@ func parseFree(s string) (parsedDate, error) {
 	if !validDate(p.y, p.m, p.d) || p.h != unset && !validTime(p.h, p.i, p.s) {
 		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'; %d: The parsed date was invalid", s, len(s))
 	}
-	return p, nil
+	return p.toWeekday(weekday), nil
+}
+
+// toWeekday moves p's date forward to the weekday (0 Sunday to 6
+// Saturday) a date string named, staying on it when it is that day:
+// timelib's weekday behaviour 1 (do_adjust_for_weekday), so "Sun, 01 Jan
+// 2024" is January 7th. A weekday of -1 (none named) leaves p as it is.
+func (p parsedDate) toWeekday(weekday int) parsedDate {
+	if weekday < 0 || p.y == unset || p.m == unset || p.d == unset {
+		return p
+	}
+	t := time.Date(p.y, time.Month(p.m), p.d, 0, 0, 0, 0, time.UTC)
+	t = t.AddDate(0, 0, (weekday-int(t.Weekday())+7)%7)
+	p.y, p.m, p.d = t.Year(), int(t.Month()), t.Day()
+	return p
 }
 
 func validDate(y, m, d int) bool {
