@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -36,13 +37,15 @@ func newParsedDate() parsedDate {
 
 // zoneAbbrs are the zone abbreviations a date string may end in, with
 // their offsets in hours (a subset of timelib's table: the universal ones,
-// North America's and Europe's).
+// North America's and Europe's). An abbreviation several zones use is the
+// first of timelib's timezonemap.h entries: "ist" is Israel's +2 (not
+// Ireland's or India's), "ndt" St. John's -2:30:52 of its oldest rules.
 var zoneAbbrs = map[string]float64{
-	"utc": 0, "ut": 0, "gmt": 0, "z": 0, "wet": 0, "west": 1, "bst": 1, "ist": 1,
+	"utc": 0, "ut": 0, "gmt": 0, "z": 0, "wet": 0, "west": 1, "bst": 1, "ist": 2,
 	"cet": 1, "cest": 2, "met": 1, "mest": 2, "eet": 2, "eest": 3, "msk": 3,
 	"ast": -4, "adt": -3, "est": -5, "edt": -4, "cst": -6, "cdt": -5,
 	"mst": -7, "mdt": -6, "pst": -8, "pdt": -7, "akst": -9, "akdt": -8,
-	"hst": -10, "nst": -3.5, "ndt": -2.5, "jst": 9, "kst": 9, "hkt": 8,
+	"hst": -10, "nst": -3.5, "ndt": -9052.0 / 3600, "jst": 9, "kst": 9, "hkt": 8,
 	"aest": 10, "aedt": 11, "acst": 9.5, "acdt": 10.5, "awst": 8, "nzst": 12, "nzdt": 13,
 }
 
@@ -115,7 +118,7 @@ func parseZone(s string, p int, free bool) (z dateZone, next int, ok bool) {
 	}
 	name := strings.ToLower(s[p:q])
 	if off, known := zoneAbbrs[name]; known {
-		return dateZone{offset: int(off * 3600), abbr: s[p:q]}, closeParen(s, q), true
+		return dateZone{offset: int(math.Round(off * 3600)), abbr: s[p:q]}, closeParen(s, q), true
 	}
 	if len(name) == 1 {
 		if off, known := militaryZone(name[0]); known {
