@@ -500,8 +500,10 @@ func parseFormat(s, format string) (parsedDate, error) {
 	if i := strings.IndexByte(fmtStr, 0); i >= 0 {
 		fmtStr = fmtStr[:i]
 	}
+	// fail names the byte at pos, or NUL at the end of the string, as
+	// MongoDB streams timelib's error character.
 	fail := func(pos int, msg string) (parsedDate, error) {
-		c := ""
+		c := "\x00"
 		if pos < len(str) {
 			c = str[pos : pos+1]
 		}
@@ -660,7 +662,9 @@ func parseFormat(s, format string) (parsedDate, error) {
 			return fail(pos, "The parsed time was invalid")
 		}
 	}
-	if (p.y != unset || p.m != unset || p.d != unset) && !validDate(p.y, p.m, p.d) {
+	// timelib checks a date only when the format gave all of it; a part
+	// missing is MongoDB's incomplete date.
+	if p.y != unset && p.m != unset && p.d != unset && !validDate(p.y, p.m, p.d) {
 		return fail(pos, "The parsed date was invalid")
 	}
 	return p, nil
