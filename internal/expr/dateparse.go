@@ -275,6 +275,9 @@ func parseFree(s string) (parsedDate, error) {
 		}
 		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'", s)
 	}
+	if strings.TrimSpace(s) == "" {
+		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'; 0: Empty string '\x00'", s)
+	}
 	atoi := func(v string) int {
 		n, _ := strconv.Atoi(v)
 		return n
@@ -313,7 +316,7 @@ func parseFree(s string) (parsedDate, error) {
 			}
 		}
 		if !validTime(p.h, p.i, p.s) {
-			return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'; %d: The parsed time was invalid", s, len(s))
+			return parsedDate{}, invalidFree(s, true, false)
 		}
 		return p.toWeekday(weekday), nil
 	}
@@ -452,10 +455,25 @@ func parseFree(s string) (parsedDate, error) {
 		}
 		p.zone = &z
 	}
-	if !validDate(p.y, p.m, p.d) || p.h != unset && !validTime(p.h, p.i, p.s) {
-		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'; %d: The parsed date was invalid", s, len(s))
+	if badTime, badDate := p.h != unset && !validTime(p.h, p.i, p.s), !validDate(p.y, p.m, p.d); badTime || badDate {
+		return parsedDate{}, invalidFree(s, badTime, badDate)
 	}
 	return p.toWeekday(weekday), nil
+}
+
+// invalidFree is the error of a string read without a format whose time
+// or date is out of range: timelib's warnings, the time's first, at the
+// position after the string's end, naming the NUL there.
+func invalidFree(s string, badTime, badDate bool) error {
+	msg := "Error parsing date string '" + s + "'"
+	at := strconv.Itoa(len(s) + 1)
+	if badTime {
+		msg += "; " + at + ": The parsed time was invalid '\x00'"
+	}
+	if badDate {
+		msg += "; " + at + ": The parsed date was invalid '\x00'"
+	}
+	return mongoerr.New(mongoerr.ConversionFailure, "%s", msg)
 }
 
 // toWeekday moves p's date forward to the weekday (0 Sunday to 6
