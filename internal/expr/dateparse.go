@@ -635,7 +635,9 @@ func parseFormat(s, format string) (parsedDate, error) {
 		case 'z':
 			z, next, ok := parseZone(str, pos, false)
 			if !ok {
-				return fail(begin, "The timezone could not be found in the database")
+				// timelib's TIMELIB_ERR_TZID_NOT_FOUND, which MongoDB words
+				// as its own, never making zone identifiers available.
+				return fail(begin, "passing a time zone identifier as part of the string is not allowed")
 			}
 			p.zone, pos = &z, next
 		case 'Z':
