@@ -273,6 +273,11 @@ func parseFree(s string) (parsedDate, error) {
 				return parsedDate{}, incompleteDate(s)
 			}
 		}
+		// A zone alone ("UTC", a military letter, "GMT+02") is a zone
+		// without a date.
+		if _, next, ok := parseZone(norm, 0, true); ok && strings.TrimSpace(norm[next:]) == "" {
+			return parsedDate{}, incompleteDate(s)
+		}
 		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'", s)
 	}
 	if strings.TrimSpace(s) == "" {
