@@ -58,9 +58,11 @@ func init() {
 	registerAdmin(getCmdLineOptsCmd, untyped("getCmdLineOpts"), "getCmdLineOpts")
 }
 
-// helloSpec declares hello's fields (MongoDB's hello.idl).
+// helloSpec declares hello's fields (MongoDB's hello.idl). hello, unlike
+// the other commands of API version 1, is not strict: a driver may send a
+// handshake field the server does not know, and the server ignores it.
 // https://www.mongodb.com/docs/v7.0/reference/command/hello/
-var helloSpec = &argSpec{path: "hello", fields: []argField{
+var helloSpec = &argSpec{path: "hello", open: "MongoDB's IDL of hello is not strict: it ignores fields it does not declare, such as a newer driver's handshake fields", fields: []argField{
 	arg("helloOk", tBool),
 	arg("compression", tArray),
 	// client is the client's metadata, which MongoDB logs; Folio keeps
@@ -78,7 +80,6 @@ var helloSpec = &argSpec{path: "hello", fields: []argField{
 	arg("topologyVersion", tDoc),
 	arg("maxAwaitTimeMS", tSafe),
 	refuseTrue("loadBalanced", tBool, "load balancers"),
-	ignore("backpressure", tAny, "a driver announcing how it retries overload errors, which Folio never sends"),
 }, subs: []*argSpec{topologyVersionSpec}}
 
 // connectionStatusSpec declares connectionStatus's fields.
