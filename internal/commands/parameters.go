@@ -38,7 +38,7 @@ type serverParameter struct {
 	rmin, rmax float64
 	// verbosity takes MongoDB's log verbosity document, of which Folio's
 	// log, without components, has only the top-level verbosity (-1 when
-	// the document leaves it out).
+	// the document leaves it out; a negative one given clears it to 0).
 	verbosity bool
 	// startup: settable at startup by a flag of Folio's. Every parameter
 	// settable at runtime is settable at startup too, by the
@@ -267,7 +267,7 @@ var serverParameters = map[string]serverParameter{
 				s.LogLevel.set(n)
 			}
 		},
-		min: 0, max: 5, verbosity: true,
+		min: math.MinInt32, max: 5, verbosity: true,
 	},
 	"ttlMonitorSleepSecs": {
 		get: func(s *Service) any { return int32(s.TTLMonitor.Sleep() / time.Second) },
@@ -374,6 +374,12 @@ func (p serverParameter) value(name string, v bson.RawValue) (int64, error) {
 			if n, err = paramInt(name+".verbosity", el.Value(), p.min, p.max); err != nil {
 				return 0, err
 			}
+			if n < 0 {
+				// a negative verbosity clears a component's; the default
+				// component's clears to 0 (MongoDB's
+				// LogComponentSettings::clearMinimumLoggedSeverity)
+				n = 0
+			}
 		}
 		return n, nil
 	}
@@ -403,6 +409,11 @@ func paramInt(name string, v bson.RawValue, lo, hi int64) (int64, error) {
 	if !ok {
 		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: expected a number, got %s", name, values.TypeName(v.Type))
 	}
+	if nonFinite(v) {
+		// MongoDB's BSONElement::tryCoerce, which its integer parameters
+		// read their values with, refuses what no integer represents
+		return 0, mongoerr.New(mongoerr.BadValue, "Failed validating %s: Unable to coerce NaN/Inf to integral type", name)
+	}
 	if n < lo {
 		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: %d is not greater than or equal to %d", name, n, lo)
 	}
@@ -410,6 +421,19 @@ func paramInt(name string, v bson.RawValue, lo, hi int64) (int64, error) {
 		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: %d is not less than or equal to %d", name, n, hi)
 	}
 	return n, nil
+}
+
+// nonFinite reports whether v is a double or decimal NaN or infinity.
+func nonFinite(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeDouble:
+		f := v.Double()
+		return math.IsNaN(f) || math.IsInf(f, 0)
+	case bson.TypeDecimal128:
+		d := v.Decimal128()
+		return d.IsNaN() || d.IsInf() != 0
+	}
+	return false
 }
 
 // paramReal reads a double parameter's value (any number) and checks it

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -1048,6 +1049,17 @@ func TestLogLevelAndTTLParameters(t *testing.T) {
 		t.Errorf("logLevel %v after logComponentVerbosity 0", v)
 	}
 	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logComponentVerbosity", Value: bson.D{{Key: "query", Value: bson.D{{Key: "verbosity", Value: 1}}}}}}).Err(), 238, "NotImplemented")
+	// a negative verbosity clears the default component's to 0, where
+	// logLevel refuses one; NaN is no integer (set_param1.js)
+	set("logComponentVerbosity", bson.D{{Key: "verbosity", Value: 2}})
+	set("logComponentVerbosity", bson.D{{Key: "verbosity", Value: -1}})
+	if v := replyOf(t, client, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "logLevel", Value: 1}}).Lookup("logLevel"); v.Int32() != 0 {
+		t.Errorf("logLevel %v after logComponentVerbosity -1", v)
+	}
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logLevel", Value: -1}}).Err(), 2, "BadValue")
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logLevel", Value: math.NaN()}}).Err(), 2, "BadValue")
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logComponentVerbosity", Value: bson.D{{Key: "verbosity", Value: math.NaN()}}}}).Err(), 2, "BadValue")
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logComponentVerbosity", Value: bson.D{{Key: "verbosity", Value: math.Inf(-1)}}}}).Err(), 2, "BadValue")
 
 	coll := client.Database(testDB).Collection("ttl_param")
 	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "at", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(0)}); err != nil {
