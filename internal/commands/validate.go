@@ -15,20 +15,23 @@ func init() {
 	namesCollection("validate")
 }
 
-// validateSpec declares validate's fields.
+// validateSpec declares validate's fields. MongoDB 7.0's validate has no
+// IDL: it reads each option as a truth value (any type) and ignores the
+// fields it does not read.
 // https://www.mongodb.com/docs/v7.0/reference/command/validate/
-var validateSpec = &argSpec{path: "validate", fields: []argField{
+var validateSpec = untyped("validate",
 	// Folio's validate always reads every document and index entry (what
 	// full asks for) from a snapshot, taking no lock (what background
 	// asks for); the two are read to refuse them together, as MongoDB
 	// does.
-	arg("full", tBool),
-	arg("background", tBool),
-	ignore("scandata", tBool, "Folio's validate always reads every document"),
-	refuseTrue("repair", tBool, "repairing collections"),
-	refuseTrue("metadata", tBool, "metadata-only validation"),
-	refuseTrue("checkBSONConformance", tBool, "BSON conformance checks"),
-}}
+	arg("full", tAny),
+	arg("background", tAny),
+	ignore("scandata", tAny, "Folio's validate always reads every document"),
+	refuseTrue("repair", tAny, "repairing collections"),
+	refuseTrue("metadata", tAny, "metadata-only validation"),
+	refuseTrue("checkBSONConformance", tAny, "BSON conformance checks"),
+	refuseTrue("enforceFastCount", tAny, "checking the collection's count against its documents"),
+)
 
 // validateCmd checks a collection's indexes against its documents and
 // reports what is wrong, in MongoDB's reply shape.
