@@ -439,6 +439,8 @@ var argRows = []struct {
 	{"validate.repair", `{"validate": "c", "repair": "yes"}`, 238},
 	{"validate", `{"validate": "c", "noSuchOption": 1}`, 0},
 	{"validate", `{"validate": "c", "full": "yes", "background": 1}`, 72},
+	{"validate.checkBSONConformance", `{"validate": "c", "checkBSONConformance": false, "full": true}`, 72},
+	{"validate.checkBSONConformance", `{"validate": "c", "checkBSONConformance": 0, "full": false}`, 0},
 	{"currentOp", `{"currentOp": 1, "ns": "test.none"}`, 0},
 	{"currentOp.$ownOps", `{"currentOp": 1, "$ownOps": true}`, 0},
 	{"currentOp.$truncateOps", `{"currentOp": 1, "$truncateOps": false}`, 0},

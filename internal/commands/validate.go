@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -44,6 +45,12 @@ func validateCmd(s *Service, r *Request) (bson.Raw, error) {
 		// MongoDB's background validation cannot be full; Folio's has no
 		// modes, but the options mean the same thing to both.
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "Running the validate command with both { background: true } and { full: true } is not supported.")
+	}
+	if r.args.bool("full") && slices.Contains(r.args.present(), "checkBSONConformance") {
+		// checkBSONConformance given is false (true is refused): full
+		// validation checks BSON conformance, and asking it not to is a
+		// contradiction MongoDB refuses
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot explicitly set 'checkBSONConformance: false' with full validation set.")
 	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
