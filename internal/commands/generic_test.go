@@ -224,6 +224,7 @@ func TestStandaloneWriteConcern(t *testing.T) {
 	}{
 		{"w 2", bson.D{{Key: "w", Value: 2}}, 2},
 		{"w tag", bson.D{{Key: "w", Value: "tagX"}}, 2},
+		{"w empty mode", bson.D{{Key: "w", Value: ""}}, 2},
 		{"w majority", bson.D{{Key: "w", Value: "majority"}}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,6 +283,30 @@ func TestWriteConcernErrorReply(t *testing.T) {
 	ots, oi, _ := reply.Lookup("operationTime").TimestampOK()
 	if term, ok := reply.Lookup("opTime", "t").Int64OK(); !ok || term != 1 || ts != ots || i != oi || ts == 0 {
 		t.Fatalf("opTime %v, operationTime %v", reply.Lookup("opTime"), reply.Lookup("operationTime"))
+	}
+}
+
+// TestWriteConcernEmptyMode: w: "" names a mode, as any string w does in
+// MongoDB 7.0 (deserializeWriteConcernW keeps it; isUnacknowledged holds
+// only for a numeric w below 1), not w: 0: the write is acknowledged and,
+// no mode named "" being configured, carries writeConcernError 79
+// (ReplSetConfig::findCustomWriteMode).
+func TestWriteConcernEmptyMode(t *testing.T) {
+	s := newReplSetService(t, time.Unix(1_700_000_000, 0))
+	reply := runCmd(t, s, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}},
+		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: ""}}}})
+	if n, _ := reply.Lookup("n").Int32OK(); n != 1 {
+		t.Fatalf("reply %v, want n: 1 (an acknowledged write)", reply)
+	}
+	wce, ok := reply.Lookup("writeConcernError").DocumentOK()
+	if !ok {
+		t.Fatalf("reply %v, want a writeConcernError", reply)
+	}
+	if c, _ := wce.Lookup("code").Int32OK(); c != 79 || wce.Lookup("errmsg").StringValue() != "No write concern mode named '' found in replica set configuration" {
+		t.Fatalf("writeConcernError %v, want 79 for mode ''", wce)
+	}
+	if w, ok := wce.Lookup("errInfo", "writeConcern", "w").StringValueOK(); !ok || w != "" {
+		t.Fatalf("errInfo %v, want w: \"\"", wce.Lookup("errInfo"))
 	}
 }
 

@@ -141,7 +141,7 @@ func (s *Service) loadRWDefaults() (*rwDefaults, error) {
 
 // implicitWriteConcern is MongoDB's implicit default write concern on a
 // replica set without arbiters.
-var implicitWriteConcern = WriteConcern{WMode: "majority", Provenance: "implicitDefault"}
+var implicitWriteConcern = WriteConcern{WMode: "majority", IsMode: true, Provenance: "implicitDefault"}
 
 // defaultWriteConcern is the write concern of a write command sent
 // without one: the default set, else the implicit one.
@@ -181,7 +181,7 @@ func rwDefaultsReply(d *rwDefaults, inMemory bool) bson.Raw {
 // fsync when given, then wtimeout.
 func writeConcernDoc(wc WriteConcern) bson.Raw {
 	var d bson.D
-	if wc.WMode != "" {
+	if wc.IsMode {
 		d = append(d, bson.E{Key: "w", Value: wc.WMode})
 	} else {
 		d = append(d, bson.E{Key: "w", Value: int32(wc.W)})
@@ -320,7 +320,7 @@ func defaultWriteConcernArg(doc bson.Raw) (WriteConcern, bson.Raw, error) {
 	if !wc.Given {
 		return wc, nil, nil
 	}
-	if wc.WMode == "" && wc.W < 1 {
+	if !wc.IsMode && wc.W < 1 {
 		return wc, nil, mongoerr.New(mongoerr.BadValue, "Unacknowledged write concern is not suitable for the default write concern")
 	}
 	if doc.Lookup("provenance").Type != 0 {

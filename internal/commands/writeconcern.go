@@ -19,9 +19,12 @@ type WriteConcern struct {
 	// one means the default, {w: 1}.
 	Given bool
 	// W is a numeric w (1 by default); WMode a string w ("majority" or a
-	// tag).
+	// tag), which IsMode marks: any string is a mode, the empty one too
+	// (7.0's WriteConcernW keeps the string; only a numeric w below 1 is
+	// unacknowledged).
 	W          int64
 	WMode      string
+	IsMode     bool
 	J, HasJ    bool
 	FSync      bool
 	WTimeout   int64
@@ -63,9 +66,9 @@ func parseWriteConcern(a *GenericArgs, v bson.RawValue) error {
 				if n < 0 || n > maxReplSetMembers {
 					return mongoerr.New(mongoerr.FailedToParse, "w has to be a non-negative number and not greater than %d; found: %d", maxReplSetMembers, n)
 				}
-				wc.W, wc.WMode = n, ""
+				wc.W, wc.WMode, wc.IsMode = n, "", false
 			case v.Type == bson.TypeString:
-				wc.W, wc.WMode = 0, v.StringValue()
+				wc.W, wc.WMode, wc.IsMode = 0, v.StringValue(), true
 			case v.Type == bson.TypeEmbeddedDocument && rawdoc.Len(v.Value) == 0:
 				return mongoerr.New(mongoerr.FailedToParse, "tagged write concern requires tags")
 			case v.Type == bson.TypeEmbeddedDocument:
@@ -126,16 +129,16 @@ func (wc WriteConcern) Journal() bool {
 // Unacknowledged reports w: 0 without j or fsync: the client wants no
 // answer.
 func (wc WriteConcern) Unacknowledged() bool {
-	return wc.Given && wc.WMode == "" && wc.W == 0 && !wc.J && !wc.FSync
+	return wc.Given && !wc.IsMode && wc.W == 0 && !wc.J && !wc.FSync
 }
 
 // standaloneError is MongoDB's refusal of a write concern a standalone
 // cannot even wait for.
 func (wc WriteConcern) standaloneError() error {
 	switch {
-	case wc.WMode == "" && wc.W > 1:
+	case !wc.IsMode && wc.W > 1:
 		return mongoerr.New(mongoerr.BadValue, "cannot use 'w' > 1 when a host is not replicated")
-	case wc.WMode != "" && wc.WMode != "majority":
+	case wc.IsMode && wc.WMode != "majority":
 		return mongoerr.New(mongoerr.BadValue, "cannot use non-majority 'w' mode \"%s\" when a host is not a member of a replica set", wc.WMode)
 	}
 	return nil
@@ -144,9 +147,9 @@ func (wc WriteConcern) standaloneError() error {
 // replSetError is why a one-member replica set cannot satisfy wc, or nil.
 func (wc WriteConcern) replSetError() *mongoerr.Error {
 	switch {
-	case wc.WMode == "" && wc.W > 1:
+	case !wc.IsMode && wc.W > 1:
 		return mongoerr.New(mongoerr.UnsatisfiableWriteConcern, "Not enough data-bearing nodes")
-	case wc.WMode != "" && wc.WMode != "majority":
+	case wc.IsMode && wc.WMode != "majority":
 		return unknownWriteMode(wc.WMode)
 	}
 	return nil
@@ -173,7 +176,7 @@ func withWriteConcernError(reply bson.Raw, wc WriteConcern) bson.Raw {
 	out = bsoncore.AppendStringElement(out, "errmsg", e.Msg)
 	info, out := bsoncore.AppendDocumentElementStart(out, "errInfo")
 	used, out := bsoncore.AppendDocumentElementStart(out, "writeConcern")
-	if wc.WMode != "" {
+	if wc.IsMode {
 		out = bsoncore.AppendStringElement(out, "w", wc.WMode)
 	} else {
 		out = bsoncore.AppendInt32Element(out, "w", int32(wc.W))
