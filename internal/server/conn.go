@@ -228,7 +228,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 	if err == nil {
 		cmd, err = msg.Command()
 	}
-	if wire.TooDeep(err) {
+	if answerable(err) {
 		if wire.PeekMsgFlags(body)&wire.MoreToCome != 0 {
 			return nil
 		}
@@ -274,6 +274,21 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 		return c.stream(h, r, reply, compressor)
 	}
 	return c.reply(h, reply, compressor)
+}
+
+// answerable reports whether err, raised parsing an OP_MSG that was read
+// whole, is answered with an error reply on a connection that stays open,
+// as MongoDB's receivedCommands answers every OpMsg::parse failure (a
+// duplicate document sequence, 40431; a sequence repeating a body field,
+// 40433; two bodies, an unknown section kind, no body; malformed or too
+// deeply nested BSON) but those of its ConnectionFatalMessageParseError
+// class, which wire wraps in ErrProtocol and which close the connection.
+func answerable(err error) bool {
+	if err == nil || errors.Is(err, wire.ErrProtocol) {
+		return false
+	}
+	_, ok := errors.AsType[*mongoerr.Error](err)
+	return ok
 }
 
 // stream answers a request whose command streams its replies (an exhaust

@@ -239,6 +239,66 @@ func slicesEqualRaw(a, b []bson.Raw) bool {
 	return true
 }
 
+// seqSection is an OP_MSG kind-1 section: document sequence id of docs.
+func seqSection(id string, docs ...[]byte) []byte {
+	payload := append([]byte(id), 0)
+	for _, d := range docs {
+		payload = append(payload, d...)
+	}
+	return append(binary.LittleEndian.AppendUint32([]byte{1}, uint32(4+len(payload))), payload...)
+}
+
+// TestOpMsgParseErrorsAnswered: an OP_MSG read whole but malformed within
+// (a document sequence repeating a body field or another sequence, two
+// bodies, an unknown section kind, no body) is answered with the parse
+// error on a connection that stays open, as MongoDB's receivedCommands
+// answers OpMsg::parse's failures outside its
+// ConnectionFatalMessageParseError class; nothing is written. With
+// moreToCome the error gets no reply.
+func TestOpMsgParseErrorsAnswered(t *testing.T) {
+	client, in := startServer(t)
+	insert := mustRaw(t, bson.D{{Key: "insert", Value: "seqdup"}, {Key: "$db", Value: testDB}})
+	withDocs := mustRaw(t, bson.D{{Key: "insert", Value: "seqdup"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}, {Key: "$db", Value: testDB}})
+	d1 := mustRaw(t, bson.D{{Key: "_id", Value: 2}})
+	d2 := mustRaw(t, bson.D{{Key: "_id", Value: 3}})
+	flags := []byte{0, 0, 0, 0}
+	for _, tt := range []struct {
+		name     string
+		sections []byte
+		code     int32
+	}{
+		{"sequence repeats a body field", slices.Concat([]byte{0}, withDocs, seqSection("documents", d1)), 40433},
+		{"two sequences of one name", slices.Concat([]byte{0}, insert, seqSection("documents", d1), seqSection("documents", d2)), 40431},
+		{"two bodies", slices.Concat([]byte{0}, withDocs, []byte{0}, withDocs), 40430},
+		{"unknown section kind", slices.Concat([]byte{0}, withDocs, []byte{7, 1, 2, 3}), 40432},
+		{"no body", seqSection("documents", d1), 40587},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := rawDial(t, in)
+			if _, err := c.Write(message(1, opMsg, slices.Concat(flags, tt.sections))); err != nil {
+				t.Fatal(err)
+			}
+			responseTo, reply, err := readMsg(c)
+			if err != nil {
+				t.Fatalf("no reply, the connection closed: %v", err)
+			}
+			if code, _ := reply.Lookup("code").AsInt64OK(); responseTo != 1 || code != int64(tt.code) {
+				t.Fatalf("reply to %d: %v, want code %d", responseTo, reply, tt.code)
+			}
+			// moreToCome: no reply; the next request's reply comes next.
+			if _, err := c.Write(message(2, opMsg, slices.Concat([]byte{flagMoreToCome, 0, 0, 0}, tt.sections))); err != nil {
+				t.Fatal(err)
+			}
+			if ok := rawCommand(t, c, 3, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("ok").Double(); ok != 1 {
+				t.Fatal("ping after the malformed messages failed")
+			}
+		})
+	}
+	if n, err := client.Database(testDB).Collection("seqdup").CountDocuments(t.Context(), bson.D{}); err != nil || n != 0 {
+		t.Fatalf("seqdup holds %d documents (%v), want none written", n, err)
+	}
+}
+
 // TestMoreToComeGetsNoReply proves an OP_MSG with moreToCome is executed and
 // answered with nothing: the next reply on the connection answers the next
 // request.
