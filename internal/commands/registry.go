@@ -378,6 +378,14 @@ func appendFields(doc bson.Raw, fields []byte) bson.Raw {
 	return bsoncore.UpdateLength(out, 0, int32(len(out)))
 }
 
+// ParseErrorReply is the reply to a request that failed to parse (a
+// malformed OP_MSG or OP_QUERY read whole): err's reply, then on a replica
+// set member $clusterTime and operationTime, as MongoDB's receivedCommands
+// appends them to it (appendClusterAndOperationTime).
+func (s *Service) ParseErrorReply(err error) bson.Raw {
+	return appendFields(ErrorReply(err), s.clusterTimeFields(&Request{}))
+}
+
 // ErrorReply is MongoDB's reply for a failed command: ok: 0, errmsg, code,
 // codeName, then any error labels and extra fields.
 func ErrorReply(err error) bson.Raw {

@@ -232,7 +232,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 		if wire.PeekMsgFlags(body)&wire.MoreToCome != 0 {
 			return nil
 		}
-		return c.reply(h, commands.ErrorReply(err), compressor)
+		return c.reply(h, c.srv.svc.ParseErrorReply(err), compressor)
 	}
 	if err != nil {
 		return err
@@ -323,7 +323,7 @@ func (c *conn) stream(h wire.Header, r *commands.Request, reply bson.Raw, compre
 func (c *conn) handleQuery(h wire.Header, body []byte) error {
 	q, err := wire.ParseQuery(body)
 	if wire.TooDeep(err) {
-		return c.reply(h, commands.ErrorReply(err), -1)
+		return c.reply(h, c.srv.svc.ParseErrorReply(err), -1)
 	}
 	if err != nil {
 		return err
@@ -338,7 +338,7 @@ func (c *conn) handleQuery(h wire.Header, body []byte) error {
 		err = commands.CheckOpQuery(commands.Name(cmd))
 	}
 	if err != nil {
-		return c.reply(h, commands.ErrorReply(err), -1)
+		return c.reply(h, c.srv.svc.ParseErrorReply(err), -1)
 	}
 	r := &commands.Request{DB: db, Cmd: cmd, Conn: &c.info}
 	reply := c.run(r)

@@ -254,7 +254,8 @@ func seqSection(id string, docs ...[]byte) []byte {
 // error on a connection that stays open, as MongoDB's receivedCommands
 // answers OpMsg::parse's failures outside its
 // ConnectionFatalMessageParseError class; nothing is written. With
-// moreToCome the error gets no reply.
+// moreToCome the error gets no reply. A replica set member stamps the
+// reply with its cluster time.
 func TestOpMsgParseErrorsAnswered(t *testing.T) {
 	client, in := startServer(t)
 	insert := mustRaw(t, bson.D{{Key: "insert", Value: "seqdup"}, {Key: "$db", Value: testDB}})
@@ -296,6 +297,22 @@ func TestOpMsgParseErrorsAnswered(t *testing.T) {
 	}
 	if n, err := client.Database(testDB).Collection("seqdup").CountDocuments(t.Context(), bson.D{}); err != nil || n != 0 {
 		t.Fatalf("seqdup holds %d documents (%v), want none written", n, err)
+	}
+	// A replica set member's error reply ends with $clusterTime and
+	// operationTime, as its every reply does.
+	c := rawDial(t, startInstance(t, replSetConfig()))
+	if _, err := c.Write(message(1, opMsg, slices.Concat(flags, []byte{0}, withDocs, seqSection("documents", d1)))); err != nil {
+		t.Fatal(err)
+	}
+	_, reply, err := readMsg(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := reply.Lookup("$clusterTime", "clusterTime").TimestampOK(); !ok {
+		t.Fatalf("reply %v, want $clusterTime", reply)
+	}
+	if _, _, ok := reply.Lookup("operationTime").TimestampOK(); !ok {
+		t.Fatalf("reply %v, want operationTime", reply)
 	}
 }
 
