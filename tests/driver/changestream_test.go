@@ -2201,13 +2201,27 @@ func TestChangeStreamIndexBuildEvents(t *testing.T) {
 	}
 }
 
-// oplogThroughKind returns the oplog's entries after ts once it holds n
-// command entries of kind after it.
+// oplogThroughKind returns the oplog's entries after ts, an applyOps
+// entry's operations in its place, once they hold n command entries of
+// kind.
 func oplogThroughKind(t *testing.T, oplog *mongo.Collection, ts bson.RawValue, kind string, n int) []bson.Raw {
 	t.Helper()
 	filter := bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: ts}}}}
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		entries := findAll(t, oplog, filter)
+		// On TiKV the entries of one catalog change are the operations of
+		// one applyOps entry (one timestamp a transaction).
+		var entries []bson.Raw
+		for _, e := range findAll(t, oplog, filter) {
+			ops, err := e.LookupErr("o", "applyOps")
+			if err != nil {
+				entries = append(entries, e)
+				continue
+			}
+			vals, _ := ops.Array().Values()
+			for _, v := range vals {
+				entries = append(entries, v.Document())
+			}
+		}
 		seen := 0
 		for _, e := range entries {
 			if _, err := e.LookupErr("o", kind); err == nil {
