@@ -148,7 +148,9 @@ func (e *Engine) SetIndexFilter(db, coll string, qs QueryShape, indexes []bson.R
 }
 
 // ClearIndexFilters removes the index filters of db.coll, or the filter
-// of a query shape (nil: all). A missing collection has none.
+// of a query shape (nil: all), and the plan cache entries of each shape
+// whose filter it removes: they were planned under the filter (MongoDB's
+// ClearFilters::clear). A missing collection has none.
 func (e *Engine) ClearIndexFilters(db, coll string, qs *QueryShape) error {
 	c := e.cat.get(db, coll)
 	var shape string
@@ -163,13 +165,18 @@ func (e *Engine) ClearIndexFilters(db, coll string, qs *QueryShape) error {
 	if c == nil {
 		return nil
 	}
+	var cleared []string
 	c.plans.mu.Lock()
-	defer c.plans.mu.Unlock()
 	for s := range c.plans.filters {
 		if !byShape || s == shape {
 			delete(c.plans.filters, s)
 			c.plans.nfilters.Add(-1)
+			cleared = append(cleared, s)
 		}
+	}
+	c.plans.mu.Unlock()
+	for _, s := range cleared {
+		c.plans.clearShape(c, s)
 	}
 	return nil
 }

@@ -471,14 +471,36 @@ func TestIndexFilters(t *testing.T) {
 	if fs := e.IndexFilters("test", "pc"); len(fs) != 2 {
 		t.Fatalf("%d filters listed, want 2: %v", len(fs), fs)
 	}
+	// Clearing a filter drops the entries planned under it (MongoDB's
+	// ClearFilters::clear), by shape or all at once. A filter allowing
+	// both indexes lets the query's plan be chosen among two, and cached.
+	both := []bson.RawValue{{Type: bson.TypeString, Value: bsoncoreString("a_1")}, {Type: bson.TypeString, Value: bsoncoreString("b_1")}}
+	cachedUnderFilter := func() {
+		t.Helper()
+		if err := e.SetIndexFilter("test", "pc", QueryShape{Filter: bsonDoc(q)}, both); err != nil {
+			t.Fatal(err)
+		}
+		findAll(t, e, q)
+		if n := len(planCacheStats(t, e, "test", "pc")); n != 1 {
+			t.Fatalf("filtered query cached %d entries, want 1", n)
+		}
+	}
+	cachedUnderFilter()
 	if err := e.ClearIndexFilters("test", "pc", &QueryShape{Filter: bsonDoc(bson.D{{Key: "a", Value: int32(0)}, {Key: "b", Value: int32(0)}})}); err != nil {
 		t.Fatal(err)
+	}
+	if n := len(planCacheStats(t, e, "test", "pc")); n != 0 {
+		t.Fatalf("clearing the shape's filter left %d entries", n)
 	}
 	if ix, set := winningIndex(t, e, o); ix != "b_1" || set {
 		t.Fatalf("after clearing the shape's filter: %q, filter set %v", ix, set)
 	}
+	cachedUnderFilter()
 	if err := e.ClearIndexFilters("test", "pc", nil); err != nil || len(e.IndexFilters("test", "pc")) != 0 {
 		t.Fatalf("clearing all filters: %v, %v left", err, e.IndexFilters("test", "pc"))
+	}
+	if n := len(planCacheStats(t, e, "test", "pc")); n != 0 {
+		t.Fatalf("clearing all filters left %d entries", n)
 	}
 }
 
