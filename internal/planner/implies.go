@@ -9,43 +9,103 @@ import (
 
 // implies reports whether every document matching a query (given by its
 // conjunct leaves) also matches a partial index's filter, so that the
-// index holds every document the query can return. Each condition of the
-// partial filter must follow from one condition of the query on the same
-// path; anything this cannot prove answers false.
+// index holds every document the query can return. The filter's $and
+// needs each of its conditions to follow from the query, its $or one of
+// its branches (MongoDB's expression::isSubsetOf), and each condition must
+// follow from one condition of the query on the same path; anything this
+// cannot prove answers false.
 func implies(leaves []*query.Node, partial *query.Filter) bool {
-	for _, need := range constraintLeaves(partial.Root()) {
-		proved := false
-		for _, have := range leaves {
-			if have.Path == need.Path && provesLeaf(have, need) {
-				proved = true
-				break
+	return impliesNode(leaves, partial.Root())
+}
+
+// impliesNode reports whether the query's conjunct leaves imply the
+// partial filter's node need.
+func impliesNode(leaves []*query.Node, need *query.Node) bool {
+	switch need.Kind {
+	case query.KindAnd:
+		for _, ch := range need.Children {
+			if !impliesNode(leaves, ch) {
+				return false
 			}
 		}
-		if !proved {
-			return false
+		return true
+	case query.KindOr:
+		for _, ch := range need.Children {
+			if impliesNode(leaves, ch) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, have := range leaves {
+		if have.Path == need.Path && provesLeaf(have, need) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // provesLeaf reports whether condition have implies condition need on the
-// same path.
+// same path. An $in implies what each of its values does; a regex it
+// lists matches strings, so it implies only $exists and an $in listing
+// the same regex.
 func provesLeaf(have, need *query.Node) bool {
+	if have.Kind == query.KindIn {
+		vals, err := have.Value.Array().Values()
+		if err != nil || len(vals) == 0 {
+			return false
+		}
+		for _, v := range vals {
+			if v.Type == bson.TypeRegex && need.Kind != query.KindExists && need.Kind != query.KindIn {
+				return false
+			}
+			if !provesValue(v, need) {
+				return false
+			}
+		}
+		return true
+	}
 	switch need.Kind {
 	case query.KindExists:
 		return cannotMatchMissing(have)
-	case query.KindEq:
-		return have.Kind == query.KindEq && values.Equal(have.Value, need.Value)
+	case query.KindEq, query.KindIn:
+		return have.Kind == query.KindEq && provesValue(have.Value, need)
 	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
 		switch have.Kind {
 		case query.KindEq:
-			return values.Rank(have.Value.Type) == values.Rank(need.Value.Type) && satisfies(have.Value, need.Kind, need.Value)
+			return provesValue(have.Value, need)
 		case need.Kind:
 			return satisfies(have.Value, need.Kind, need.Value)
 		case strictOf(need.Kind):
 			c := values.Compare(have.Value, need.Value)
 			return values.Rank(have.Value.Type) == values.Rank(need.Value.Type) && (c == 0 || satisfies(have.Value, need.Kind, need.Value))
 		}
+	}
+	return false
+}
+
+// provesValue reports whether equality to v implies need: an equality to
+// the same value, an $in listing it, a comparison v satisfies within its
+// type class, or $exists when v is not null (null matches missing fields).
+func provesValue(v bson.RawValue, need *query.Node) bool {
+	switch need.Kind {
+	case query.KindExists:
+		return v.Type != bson.TypeNull && v.Type != bson.TypeUndefined
+	case query.KindEq:
+		return values.Equal(v, need.Value)
+	case query.KindIn:
+		vals, err := need.Value.Array().Values()
+		if err != nil {
+			return false
+		}
+		for _, w := range vals {
+			if values.Equal(v, w) {
+				return true
+			}
+		}
+		return false
+	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+		return values.Rank(v.Type) == values.Rank(need.Value.Type) && satisfies(v, need.Kind, need.Value)
 	}
 	return false
 }

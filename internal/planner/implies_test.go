@@ -28,6 +28,26 @@ func TestImplies(t *testing.T) {
 		{`{"a": {"$lt": 20}}`, `{"a": {"$gt": 10}}`, false},
 		{`{"a": 1, "b": {"$gt": 3}}`, `{"a": 1, "b": {"$gt": 2}}`, true},
 		{`{"$or": [{"a": 1}, {"a": 2}]}`, `{"a": {"$exists": true}}`, false},
+		// A filter's $in and $or (MongoDB's expression::isSubsetOf; jstest
+		// core/index/index_partial_read_ops.js).
+		{`{"x": 2, "a": 3}`, `{"a": {"$in": [3, 5]}}`, true},
+		{`{"x": 2, "a": 4}`, `{"a": {"$in": [3, 5]}}`, false},
+		{`{"a": {"$in": [3, 5]}}`, `{"a": {"$in": [5, 7, 3]}}`, true},
+		{`{"a": {"$in": [3, 8]}}`, `{"a": {"$in": [3, 5]}}`, false},
+		{`{"a": {"$lt": 6}}`, `{"a": {"$in": [3, 5]}}`, false},
+		{`{"a": {"$in": [3, 5]}}`, `{"a": {"$gte": 3}}`, true},
+		{`{"a": {"$in": [3, "x"]}}`, `{"a": {"$gte": 3}}`, false},
+		{`{"a": {"$in": [3, 5]}}`, `{"a": 3}`, false},
+		{`{"a": {"$in": [null, 1]}}`, `{"a": {"$exists": true}}`, false},
+		{`{"a": {"$in": [{"$regularExpression": {"pattern": "x", "options": ""}}]}}`, `{"a": {"$exists": true}}`, true},
+		{`{"a": {"$in": [{"$regularExpression": {"pattern": "x", "options": ""}}]}}`, `{"a": {"$gte": ""}}`, false},
+		{`{"a": {"$in": [{"$regularExpression": {"pattern": "x", "options": ""}}]}}`, `{"a": {"$in": [1, {"$regularExpression": {"pattern": "x", "options": ""}}]}}`, true},
+		{`{"x": 4, "a": 3}`, `{"$or": [{"a": 3}, {"$and": [{"a": 5}, {"b": 5}]}]}`, true},
+		{`{"x": 5, "a": 5, "b": 5}`, `{"$or": [{"a": 3}, {"$and": [{"a": 5}, {"b": 5}]}]}`, true},
+		{`{"x": 2, "a": 5}`, `{"$or": [{"a": 3}, {"$and": [{"a": 5}, {"b": 5}]}]}`, false},
+		{`{"x": 3, "a": 5, "b": 1}`, `{"$or": [{"a": 3}, {"$and": [{"a": 5}, {"b": 5}]}]}`, false},
+		{`{"a": 1, "b": 2}`, `{"$and": [{"a": 1}, {"$or": [{"b": 2}, {"c": 3}]}]}`, true},
+		{`{"a": 1, "c": 4}`, `{"$and": [{"a": 1}, {"$or": [{"b": 2}, {"c": 3}]}]}`, false},
 	}
 	for _, tc := range tests {
 		f, err := query.Compile(ext(t, tc.filter))
