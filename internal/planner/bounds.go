@@ -191,11 +191,19 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 	}
 	var rng fieldBounds
 	for _, n := range leaves {
+		if path, ok := notExistsPath(n); ok {
+			if path == f.Path {
+				return missingBounds(f.Desc)
+			}
+			continue
+		}
 		if n.Path != f.Path || !collationFits(n, coll) {
 			continue
 		}
 		var fb fieldBounds
 		switch n.Kind {
+		case query.KindExists:
+			fb = extremeBounds(query.KindGte, bson.TypeMinKey, f.Desc, multikey)
 		case query.KindEq:
 			if fb, ok := pointBounds([]bson.RawValue{coll.Transform(n.Value)}, f.Desc); ok {
 				return fb
@@ -241,6 +249,25 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 		}
 	}
 	return rng
+}
+
+// notExistsPath is the path n tests for {$exists: false} (a negated
+// $exists), if it is one.
+func notExistsPath(n *query.Node) (string, bool) {
+	if n.Kind == query.KindNot && len(n.Children) == 1 && n.Children[0].Kind == query.KindExists {
+		return n.Children[0].Path, true
+	}
+	return "", false
+}
+
+// missingBounds are the bounds of {$exists: false}: the keys of null, which
+// a missing field is keyed as (with undefined's), as MongoDB's
+// index_bounds_builder bounds a negated EXISTS; the filter judges each
+// document fetched (an explicit null is keyed alike). A sparse index,
+// which leaves missing fields out, is never asked (holdsEveryMatch).
+func missingBounds(desc bool) fieldBounds {
+	fb, _ := pointBounds([]bson.RawValue{nullValue}, desc)
+	return fb
 }
 
 // typeClassShown are the type classes $type bounds, each as MongoDB's

@@ -14,7 +14,8 @@ import (
 )
 
 // hashedBounds are the bounds on a hashed field: the hashes of an
-// equality's or $in list's values, as points. A hashed index orders keys
+// equality's or $in list's values, as points; null's for {$exists:
+// false}, every hash for {$exists: true}. A hashed index orders keys
 // by hash, so it bounds neither ranges nor regexes and yields no sort
 // (MongoDB's planner uses it for equality and $in only); values that
 // collide or truncate to one hash (1 and 1.5) share a point, and the
@@ -22,12 +23,26 @@ import (
 // coll hashes its strings' collation keys, so the operands are hashed so
 // too (leaves holds only those that fit coll).
 func hashedBounds(leaves []*query.Node, f Field, coll *collation.Collator) fieldBounds {
+	var all fieldBounds
 	for _, n := range leaves {
+		if path, ok := notExistsPath(n); ok {
+			if path == f.Path {
+				// {$exists: false}: a missing field hashes as null.
+				fb, _ := hashedPoints([]bson.RawValue{nullValue})
+				return fb
+			}
+			continue
+		}
 		if n.Path != f.Path {
 			continue
 		}
 		var vals []bson.RawValue
 		switch n.Kind {
+		case query.KindExists:
+			// {$exists: true}: every hash, the filter judging each
+			// document (MongoDB scans the whole hashed field).
+			all = extremeBounds(query.KindGte, bson.TypeMinKey, false, false)
+			continue
 		case query.KindEq:
 			vals = []bson.RawValue{n.Value}
 		case query.KindIn:
@@ -45,7 +60,7 @@ func hashedBounds(leaves []*query.Node, f Field, coll *collation.Collator) field
 			return fb
 		}
 	}
-	return fieldBounds{}
+	return all
 }
 
 // hashedPoints turns equality values into points of their hashes. Null
