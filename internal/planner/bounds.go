@@ -197,10 +197,15 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 			}
 			continue
 		}
-		if n.Path != f.Path || !collationFits(n, coll) {
+		var fb fieldBounds
+		if n.Kind == query.KindNot {
+			if len(n.Children) != 1 || n.Children[0].Path != f.Path || multikey || coll != nil {
+				continue
+			}
+			fb = complementBounds(n.Children[0], f)
+		} else if n.Path != f.Path || !collationFits(n, coll) {
 			continue
 		}
-		var fb fieldBounds
 		switch n.Kind {
 		case query.KindExists:
 			fb = extremeBounds(query.KindGte, bson.TypeMinKey, f.Desc, multikey)
@@ -249,6 +254,59 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 		}
 	}
 	return rng
+}
+
+// complementBounds are the bounds of {$not: child} ($ne, $nin, a negated
+// comparison): every key outside child's bounds, as MongoDB's
+// index_bounds_builder complements a NOT's child. Only a field no document
+// holds an array in is given them (an array's keys are its elements, one
+// of which may lie outside while the array matches child), only on an
+// index without a collation (a query under another collation never
+// reaches an index holding its strings: CollationFits), and only for an
+// equality, $in or comparison whose operands are concrete scalars
+// (null, undefined, MinKey, MaxKey, NaN, arrays and regexes bound more
+// than their own keys). The filter judges each fetched document.
+func complementBounds(child *query.Node, f Field) fieldBounds {
+	vals := []bson.RawValue{child.Value}
+	switch child.Kind {
+	case query.KindEq, query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+	case query.KindIn:
+		var err error
+		if vals, err = child.Value.Array().Values(); err != nil || len(vals) == 0 {
+			return fieldBounds{}
+		}
+	default:
+		return fieldBounds{}
+	}
+	for _, v := range vals {
+		switch v.Type {
+		case bson.TypeNull, bson.TypeUndefined, bson.TypeMinKey, bson.TypeMaxKey, bson.TypeArray, bson.TypeRegex:
+			return fieldBounds{}
+		}
+		if isNaN(v) {
+			return fieldBounds{}
+		}
+	}
+	inner := keyBounds([]*query.Node{child}, f, false, nil)
+	if inner.empty() || inner.none {
+		return fieldBounds{}
+	}
+	full := extremeBounds(query.KindGte, bson.TypeMinKey, f.Desc, false).ivs[0]
+	lo, loShown := full.lo, opening(full.loIncl)+showValue(full.loVal)
+	var out fieldBounds
+	for _, iv := range inner.ivs {
+		ivLo, ivHi := iv.ends()
+		if bytes.Compare(lo, iv.lo) < 0 {
+			out.ivs = append(out.ivs, fieldInterval{lo: lo, hi: iv.lo, loShown: loShown, hiShown: ivLo[1:] + closing(ivLo[0] == '(')})
+		}
+		if bytes.Compare(iv.hi, lo) > 0 {
+			lo, loShown = iv.hi, opening(ivHi[len(ivHi)-1] == ')')+ivHi[:len(ivHi)-1]
+		}
+	}
+	if bytes.Compare(lo, full.hi) < 0 {
+		out.ivs = append(out.ivs, fieldInterval{lo: lo, hi: full.hi, loShown: loShown, hiShown: showValue(full.hiVal) + closing(full.hiIncl)})
+	}
+	return out
 }
 
 // notExistsPath is the path n tests for {$exists: false} (a negated
