@@ -172,6 +172,134 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 	return w, nil
 }
 
+// checkNewCompoundWildcard applies, on creation only (an index stored
+// before these checks still loads), MongoDB's rules for the fields of a
+// compound wildcard index (wildcard_validation.cpp, run with the key
+// pattern's and the spec's checks, before the options'): a "p.$**" field
+// holds no other field of the index (validateWildcardIndex, 7246204), and
+// a wildcardProjection on "$**" meets checkCompoundProjection. A key
+// pattern with no wildcard, two of them or a non-numeric one is left to
+// newIndex.
+func checkNewCompoundWildcard(spec IndexSpec) error {
+	elems, _ := spec.Key.Elements()
+	if len(elems) < 2 || !IsWildcardPattern(spec.Key) {
+		return nil
+	}
+	key := ""
+	var regular []string // the other fields' paths
+	for _, el := range elems {
+		switch {
+		case !isWildcardKey(el.Key()):
+			regular = append(regular, el.Key())
+		case key != "":
+			return nil
+		default:
+			key = el.Key()
+		}
+	}
+	if pre, ok := strings.CutSuffix(key, ".$**"); ok {
+		for _, r := range regular {
+			if pathPrefixOrEqual(pre, r) {
+				return mongoerr.New(mongoerr.WildcardKeyOverlap, "A wildcard index field should not overlap with and index key fields if wildcard projection is empty, however '%s' is overlapping with the wildcard index field.", r)
+			}
+		}
+		return nil
+	}
+	if spec.WildcardProjection == nil {
+		return nil
+	}
+	return checkCompoundProjection(regular, spec.WildcardProjection)
+}
+
+// checkCompoundProjection applies MongoDB's validateWildcardProjection
+// (wildcard_validation.cpp) to a compound wildcard index's projection
+// before the projection itself is parsed: its top-level entries split
+// into included (a true value, or an object) and excluded paths; no
+// path on either side may hold another on that side (7246200); no
+// included path may hold one of the other fields (7246208); an
+// exclusion must exclude every other field, the paths and the fields
+// walked in order (7246209 when a field sorts between two excluded
+// paths, 7246210 when fields remain past the last one), unless _id alone
+// is excluded (an inclusion beside it: the setRegular check then
+// applies); and inclusions
+// and exclusions do not mix unless one side is _id alone (7246211).
+func checkCompoundProjection(regular []string, proj bson.Raw) error {
+	var incl, excl []string
+	elems, _ := proj.Elements()
+	for _, el := range elems {
+		if el.Value().Type == bson.TypeEmbeddedDocument || values.Truthy(el.Value()) {
+			incl = append(incl, el.Key())
+		} else {
+			excl = append(excl, el.Key())
+		}
+	}
+	fields := slices.Clone(regular)
+	for _, list := range [][]string{fields, incl, excl} {
+		slices.SortFunc(list, comparePaths)
+	}
+	for _, list := range [][]string{incl, excl} {
+		for i := 1; i < len(list); i++ {
+			if pathPrefixOrEqual(list[i-1], list[i]) {
+				return mongoerr.New(mongoerr.WildcardProjectionOverlap, "Fields in Wildcard Projection cannot overlap, however '%s' is overlapped with '%s", list[i-1], list[i])
+			}
+		}
+	}
+	for _, f := range fields {
+		for _, p := range incl {
+			if pathPrefixOrEqual(p, f) {
+				return mongoerr.New(mongoerr.WildcardProjectionIncludesKey, "Index Key and Wildcard Projection cannot contain overlapping fields, however '%s' index field is ovverlapping with '%s' wildcardProjection path.", f, p)
+			}
+		}
+	}
+	idAlone := func(l []string) bool { return len(l) == 1 && l[0] == "_id" }
+	if len(excl) > 0 && !idAlone(excl) {
+		i, j := 0, 0
+		for i < len(fields) && j < len(excl) {
+			switch {
+			case pathPrefixOrEqual(excl[j], fields[i]):
+				i++
+			case comparePaths(excl[j], fields[i]) < 0:
+				j++
+			default:
+				return mongoerr.New(mongoerr.WildcardProjectionNotExcluded, "wildcardProjection paths must exclude all regular index fields, however '%s'is not excluded.", fields[i])
+			}
+		}
+		if i < len(fields) {
+			return mongoerr.New(mongoerr.WildcardProjectionExcludesTooFew, "wildcardProjection paths must exclude all regular index fields, however '%s'is not excluded.", fields[i])
+		}
+	}
+	if len(incl) > 0 && len(excl) > 0 && !idAlone(incl) && !idAlone(excl) {
+		return mongoerr.New(mongoerr.WildcardProjectionMixed, "Inclusion and exclusion statements cannot combine in the wildcardProjection with an exception of explicitly including _id field")
+	}
+	return nil
+}
+
+// comparePaths orders dotted paths component by component (MongoDB's
+// FieldRef order), so that a path sorts just before the paths under it.
+func comparePaths(a, b string) int {
+	for {
+		ha, ta, moreA := strings.Cut(a, ".")
+		hb, tb, moreB := strings.Cut(b, ".")
+		if c := strings.Compare(ha, hb); c != 0 {
+			return c
+		}
+		switch {
+		case !moreA && !moreB:
+			return 0
+		case !moreA:
+			return -1
+		case !moreB:
+			return 1
+		}
+		a, b = ta, tb
+	}
+}
+
+// pathPrefixOrEqual reports whether path p is q or a path above it.
+func pathPrefixOrEqual(p, q string) bool {
+	return p == q || strings.HasPrefix(q, p+".")
+}
+
 // setRegular takes the fields of a compound wildcard index other than the
 // wildcard's: plain ascending or descending fields outside the paths the
 // wildcard covers, which a wildcardProjection on "$**" must exclude.

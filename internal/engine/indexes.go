@@ -233,6 +233,9 @@ func CheckNewSpecs(specs []IndexSpec) error {
 		if err := checkNewKeyPattern(spec.Key); err != nil {
 			return err
 		}
+		if err := checkNewCompoundWildcard(spec); err != nil {
+			return err
+		}
 		ix, err := newIndex(0, spec)
 		if err == nil && ix.partial != nil {
 			err = ix.partial.CheckPartial()

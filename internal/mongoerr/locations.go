@@ -719,13 +719,30 @@ const (
 	// IndexProjectionComputed: an index's wildcardProjection with a value
 	// other than a number or a boolean (a computed field).
 	IndexProjectionComputed Code = 51271
+	// WildcardProjectionOverlap: a compound wildcard index's
+	// wildcardProjection naming a path and a path under it on the same
+	// side (both included or both excluded).
+	WildcardProjectionOverlap Code = 7246200
 	// WildcardMultipleFields: an index key pattern with two wildcard fields.
 	WildcardMultipleFields Code = 7246201
 	// WildcardPluginName: a key pattern field whose type is "wildcard".
 	WildcardPluginName Code = 7246202
+	// WildcardKeyOverlap: a compound wildcard index whose "p.$**" field
+	// holds one of its other fields (p is that field or a prefix of it).
+	WildcardKeyOverlap Code = 7246204
+	// WildcardProjectionIncludesKey: a compound wildcard index whose
+	// wildcardProjection includes one of its other fields (or a prefix).
+	WildcardProjectionIncludesKey Code = 7246208
 	// WildcardProjectionNotExcluded: a compound wildcard index whose
 	// wildcardProjection leaves one of its other fields in the wildcard.
 	WildcardProjectionNotExcluded Code = 7246209
+	// WildcardProjectionExcludesTooFew: a compound wildcard index whose
+	// exclusion wildcardProjection runs out before excluding its other
+	// fields (they sort after every excluded path).
+	WildcardProjectionExcludesTooFew Code = 7246210
+	// WildcardProjectionMixed: a compound wildcard index's
+	// wildcardProjection mixing inclusions and exclusions, _id aside.
+	WildcardProjectionMixed Code = 7246211
 	// WildcardRegularFieldMultikey: an array at a compound wildcard
 	// index's field other than the wildcard.
 	WildcardRegularFieldMultikey Code = 7246301

@@ -117,7 +117,13 @@ func TestCompoundWildcard(t *testing.T) {
 		{"two wildcards", bson.D{{Key: "$**", Value: 1}, {Key: "s.$**", Value: 1}}, nil, 7246201},
 		{"$** over its other field", bson.D{{Key: "a", Value: 1}, {Key: "$**", Value: 1}}, nil, 67},
 		{"a projection keeping the other field", bson.D{{Key: "a", Value: 1}, {Key: "$**", Value: 1}}, options.Index().SetWildcardProjection(bson.D{{Key: "b", Value: 0}}), 7246209},
-		{"a subtree holding the other field", bson.D{{Key: "s.x", Value: 1}, {Key: "s.$**", Value: 1}}, nil, 67},
+		{"a subtree holding the other field", bson.D{{Key: "s.x", Value: 1}, {Key: "s.$**", Value: 1}}, nil, 7246204},
+		{"a subtree that is the other field", bson.D{{Key: "a", Value: 1}, {Key: "a.$**", Value: 1}}, nil, 7246204},
+		{"a projection including a path and one under it", bson.D{{Key: "$**", Value: 1}, {Key: "c", Value: 1}}, options.Index().SetWildcardProjection(bson.D{{Key: "a.b", Value: 1}, {Key: "a.b.c", Value: 1}}), 7246200},
+		{"a projection including the other field", bson.D{{Key: "a", Value: 1}, {Key: "$**", Value: 1}}, options.Index().SetWildcardProjection(bson.D{{Key: "a", Value: 1}}), 7246208},
+		{"a projection including a prefix of the other field", bson.D{{Key: "a.b", Value: 1}, {Key: "$**", Value: 1}}, options.Index().SetWildcardProjection(bson.D{{Key: "_id", Value: 0}, {Key: "a", Value: 1}}), 7246208},
+		{"a projection mixing inclusions and exclusions", bson.D{{Key: "$**", Value: 1}, {Key: "c", Value: 1}}, options.Index().SetWildcardProjection(bson.D{{Key: "c", Value: 0}, {Key: "a", Value: 0}, {Key: "b", Value: 1}}), 7246211},
+		{"a projection excluding paths before the other field only", bson.D{{Key: "$**", Value: 1}, {Key: "e.c", Value: 1}}, options.Index().SetWildcardProjection(bson.D{{Key: "_id", Value: 1}, {Key: "e.b", Value: 0}}), 7246210},
 		{"a projection on a subtree", bson.D{{Key: "a", Value: 1}, {Key: "s.$**", Value: 1}}, excludeA(), 9},
 		{"a hashed field", bson.D{{Key: "a", Value: "hashed"}, {Key: "s.$**", Value: 1}}, nil, 67},
 		{"unique", bson.D{{Key: "a", Value: 1}, {Key: "s.$**", Value: 1}}, options.Index().SetUnique(true), 67},
@@ -135,6 +141,13 @@ func TestCompoundWildcard(t *testing.T) {
 		if err := create(key, excludeA()); err != nil {
 			t.Errorf("%v excluding a: %v", key, err)
 		}
+	}
+	// _id excluded beside an inclusion, included beside exclusions.
+	if err := create(bson.D{{Key: "$**", Value: 1}, {Key: "other", Value: 1}}, options.Index().SetWildcardProjection(bson.D{{Key: "_id", Value: 0}, {Key: "a", Value: 1}})); err != nil {
+		t.Errorf("an inclusion without _id: %v", err)
+	}
+	if err := create(bson.D{{Key: "$**", Value: 1}, {Key: "another", Value: 1}}, options.Index().SetWildcardProjection(bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 0}, {Key: "another", Value: 0}})); err != nil {
+		t.Errorf("an exclusion with _id: %v", err)
 	}
 	// The same key and projection under another name conflict.
 	_, err = db.Collection("specs").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}, {Key: "$**", Value: 1}}, Options: excludeA().SetName("other")})
