@@ -184,6 +184,13 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 	switch {
 	case f.Hashed:
 		return hashedBounds(fitting(leaves, coll), f, coll)
+	case len(f.WildcardPaths) > 0:
+		var vals []bson.RawValue
+		for _, p := range f.WildcardPaths {
+			vals = append(vals, bson.RawValue{Type: bson.TypeString, Value: appendString(nil, p)})
+		}
+		fb, _ := pointBounds(vals, false)
+		return fb
 	case f.WildcardOf != "":
 		return wildcardPathBounds(fitting(leaves, coll), f.WildcardOf)
 	case f.Wildcard:

@@ -24,6 +24,10 @@ type Field struct {
 	// (see wildcard.go).
 	WildcardOf string
 	Wildcard   bool
+	// WildcardPaths, beside WildcardOf, are the paths a positional
+	// query path may be stored under (see fieldNameOrArrayIndexPaths):
+	// the $_path field is bounded to each.
+	WildcardPaths []string
 	// Text marks the term and score of a text index's keys.
 	Text bool
 	// Geo marks a 2dsphere field: its keys are S2 cell ids; Flat a 2d

@@ -65,14 +65,22 @@ func wildcardPaths(ix Index, leaves []*query.Node) []Index {
 	var seen []string
 	for _, n := range leaves {
 		p := n.Path
-		// A numeric component names a field, not an array position,
-		// where no array was met along the path.
-		numeric := positional(strings.Split(p, ".")) && len(ix.Wildcard.multikeyPrefixes(p)) > 0
-		if slices.Contains(seen, p) || numeric || !ix.Wildcard.Covers(p) || !wildcardBounds(n) || !collationFits(n, ix.Collation) {
+		if slices.Contains(seen, p) || !ix.Wildcard.Covers(p) || !wildcardBounds(n) || !collationFits(n, ix.Collation) {
 			continue
 		}
+		// A numeric component names a field, not an array position,
+		// where no array was met along the path; after an array it may
+		// be either, and the keys are read under every path it may be
+		// stored at, for the conditions positionComparable allows.
+		var paths []string
+		if positional(strings.Split(p, ".")) && len(ix.Wildcard.multikeyPrefixes(p)) > 0 {
+			paths = fieldNameOrArrayIndexPaths(p, ix.Wildcard.MultikeyPaths)
+			if paths == nil || !positionComparable(n) {
+				continue
+			}
+		}
 		seen = append(seen, p)
-		exp := ix.withWildcard(Field{Path: "$_path", Parts: []string{"$_path"}, WildcardOf: p}, Field{Path: p, Parts: strings.Split(p, "."), Wildcard: true}, p)
+		exp := ix.withWildcard(Field{Path: "$_path", Parts: []string{"$_path"}, WildcardOf: p, WildcardPaths: paths}, Field{Path: p, Parts: strings.Split(p, "."), Wildcard: true}, p)
 		exp.MultikeyPaths = ix.Wildcard.multikeyPrefixes(p)
 		exp.Multikey = len(exp.MultikeyPaths) > 0
 		out = append(out, exp)
@@ -86,6 +94,41 @@ func wildcardPaths(ix Index, leaves []*query.Node) []Index {
 		out = append(out, exp)
 	}
 	return out
+}
+
+// positionComparable reports whether the keys under the paths of
+// fieldNameOrArrayIndexPaths answer leaf n: an equality, $in or range,
+// which compare an array in an array (keyed whole, as a value) as a
+// whole as the filter does; not $elemMatch, $type, $regex or $exists,
+// which would look inside such an array.
+func positionComparable(n *query.Node) bool {
+	switch n.Kind {
+	case query.KindEq, query.KindIn, query.KindLt, query.KindLte, query.KindGt, query.KindGte:
+		return true
+	}
+	return false
+}
+
+// fieldNameOrArrayIndexPaths are the paths under which a wildcard index
+// may hold the values of query path p whose last component is numeric
+// and follows a path the index met an array at (MongoDB's planner
+// expands such a path with generateFieldNameOrArrayIndexPathSet): the
+// component may name a field (p) or an array position, whose element the
+// index keys under the array's path. Nil for any other numeric
+// component after an array: the element there may be an array in an
+// array, which the index keys as a whole value, not by its elements'
+// fields, so no path holds what the filter reads through it.
+func fieldNameOrArrayIndexPaths(p string, multikey []string) []string {
+	parts := strings.Split(p, ".")
+	for i := 1; i < len(parts); i++ {
+		if allDigits(parts[i]) && slices.ContainsFunc(multikey, func(m string) bool { return m == strings.Join(parts[:i], ".") }) {
+			if i < len(parts)-1 {
+				return nil
+			}
+			return []string{strings.Join(parts[:i], "."), p}
+		}
+	}
+	return nil
 }
 
 // wildcardPos is the position of a wildcard index's $_path field.

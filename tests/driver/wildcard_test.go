@@ -448,3 +448,67 @@ func TestWildcardPlanCachePath(t *testing.T) {
 		t.Errorf("plan summaries %q, want each %q", summaries, want)
 	}
 }
+
+// TestWildcardPositionalPath: a numeric component after a path holding
+// arrays names an array position or a field, and a wildcard index keys an
+// element under the array's own path, so a query on such a path reads
+// the keys under each path it may be stored at and filters what it
+// fetches (MongoDB's generateFieldNameOrArrayIndexPathSet;
+// jstests/core/index/wildcard/wildcard_index_empty_arrays.js hints the
+// index for "c.0"). An element that may be an array in an array, which
+// the index keys as a whole value, is left to other plans.
+func TestWildcardPositionalPath(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("wildpos")
+	docs := []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "c", Value: bson.A{}}, {Key: "d", Value: bson.D{{Key: "e", Value: bson.A{5, 6}}}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "c", Value: bson.A{1, 2}}, {Key: "d", Value: bson.D{{Key: "e", Value: bson.A{}}}}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "c", Value: bson.A{5, 1}}, {Key: "f", Value: bson.A{bson.D{{Key: "g", Value: bson.A{}}}}}},
+		bson.D{{Key: "_id", Value: 4}, {Key: "c", Value: bson.A{bson.D{{Key: "0", Value: 1}}}}},
+		bson.D{{Key: "_id", Value: 5}, {Key: "c", Value: bson.D{{Key: "0", Value: 1}}}},
+		bson.D{{Key: "_id", Value: 6}, {Key: "x", Value: bson.A{bson.D{{Key: "y", Value: bson.A{bson.D{{Key: "z", Value: 1}}}}}}}},
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "$**", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	hint := bson.D{{Key: "$**", Value: 1}}
+	for _, c := range []struct {
+		filter bson.D
+		want   []string
+		paths  []string
+	}{
+		{bson.D{{Key: "c.0", Value: 1}}, []string{"2", "4", "5"}, []string{`["c", "c"]`, `["c.0", "c.0"]`}},
+		{bson.D{{Key: "c.1", Value: bson.D{{Key: "$gte", Value: 1}}}}, []string{"2", "3"}, []string{`["c", "c"]`, `["c.1", "c.1"]`}},
+		{bson.D{{Key: "c.1", Value: bson.D{{Key: "$in", Value: bson.A{2, 7}}}}}, []string{"2"}, []string{`["c", "c"]`, `["c.1", "c.1"]`}},
+	} {
+		find := bson.D{{Key: "find", Value: coll.Name()}, {Key: "filter", Value: c.filter}, {Key: "hint", Value: hint}}
+		if name, bounds := winningIndex(t, db, find, "$_path"); name != "$**_1" || !slices.Equal(bounds, c.paths) {
+			t.Errorf("%v: plan scans %q with $_path bounds %v, want %v", c.filter, name, bounds, c.paths)
+		}
+		opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
+		if got := ids(findAll(t, coll, c.filter, opts.SetHint(hint))); !slices.Equal(got, c.want) {
+			t.Errorf("%v hinted: got %v, want %v", c.filter, got, c.want)
+		}
+		if got := ids(findAll(t, coll, c.filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetHint(bson.D{{Key: "$natural", Value: 1}}))); !slices.Equal(got, c.want) {
+			t.Errorf("%v scanned: got %v, want %v", c.filter, got, c.want)
+		}
+	}
+	// A position followed by more of the path, or a condition looking
+	// inside the element ($elemMatch, $type): the element may be an array
+	// in an array, keyed whole, so no plan on the index.
+	for _, filter := range []bson.D{
+		{{Key: "c.0.0", Value: 1}},
+		{{Key: "f.0.g", Value: bson.A{}}},
+		{{Key: "x.0.y.0.z", Value: 1}},
+		{{Key: "c.0", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "$gte", Value: 1}}}}}},
+		{{Key: "c.0", Value: bson.D{{Key: "$type", Value: "number"}}}},
+	} {
+		err := db.RunCommand(ctx, bson.D{{Key: "find", Value: coll.Name()}, {Key: "filter", Value: filter}, {Key: "hint", Value: hint}}).Err()
+		requireCode(t, err, 291, "")
+	}
+}
