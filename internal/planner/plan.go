@@ -595,6 +595,9 @@ func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFie
 	}
 	j := 0
 	dir := 0 // 1 forward, -1 backward, 0 undecided
+	// A compound wildcard index's other fields never hold arrays (7246301):
+	// its keys are multikey through the wildcard's paths only.
+	wild := wildcardPos(fields) >= 0
 	for i, f := range fields {
 		if j == len(sortFields) {
 			break
@@ -603,7 +606,7 @@ func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFie
 			// A wildcard index keys no object inside an array at its
 			// path (their fields have their own paths), which the sort
 			// of an array compares: on a multikey path it sorts nothing.
-			if positional(f.Parts) || f.Hashed || multikey && (bounded[i] || f.Wildcard) {
+			if positional(f.Parts) || f.Hashed || multikey && (wild && f.Wildcard || !wild && bounded[i]) {
 				return false, false
 			}
 			d := sortDirs[j]

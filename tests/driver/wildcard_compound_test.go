@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,4 +153,49 @@ func TestCompoundWildcard(t *testing.T) {
 	// The same key and projection under another name conflict.
 	_, err = db.Collection("specs").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}, {Key: "$**", Value: 1}}, Options: excludeA().SetName("other")})
 	requireCode(t, err, 85, "IndexOptionsConflict")
+}
+
+// TestCompoundWildcardPrefixSort: a compound wildcard index read on its
+// fields before the wildcard provides a sort on them, though each
+// document has a key per wildcard path (the scan drops the repeats, which
+// come in the same order): those fields never hold arrays
+// (jstests/core/index/wildcard/compound_wildcard_index_prefix.js). A sort
+// reaching past the wildcard is blocking. (Each sort orders the
+// documents fully, b being distinct.)
+func TestCompoundWildcardPrefixSort(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("cwiprefix")
+	for i := 4; i >= 0; i-- {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 2}, {Key: "b", Value: -i}, {Key: "sub", Value: bson.D{{Key: "x", Value: i}, {Key: "y", Value: bson.A{i, i + 1}}}}, {Key: "c", Value: i * 3}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}, {Key: "sub.$**", Value: 1}, {Key: "c", Value: 1}}, Options: options.Index().SetName("cwi")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		filter, sort bson.D
+		blocking     bool
+	}{
+		{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}, false},
+		{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "b", Value: -1}}, false},
+		{bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 0}}}}, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}, false},
+		{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "a", Value: 1}, {Key: "c", Value: 1}}, true},
+	} {
+		find := bson.D{{Key: "find", Value: coll.Name()}, {Key: "filter", Value: c.filter}, {Key: "sort", Value: c.sort}, {Key: "hint", Value: "cwi"}}
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: find}, {Key: "verbosity", Value: "queryPlanner"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan := out.Lookup("queryPlanner", "winningPlan").String(); strings.Contains(plan, `"SORT"`) != c.blocking {
+			t.Errorf("%v sort %v: plan %s", c.filter, c.sort, plan)
+		}
+		got := ids(findAll(t, coll, c.filter, options.Find().SetSort(c.sort).SetHint("cwi")))
+		want := ids(findAll(t, coll, c.filter, options.Find().SetSort(c.sort).SetHint(bson.D{{Key: "$natural", Value: 1}})))
+		if !slices.Equal(got, want) {
+			t.Errorf("%v sort %v: got %v, want %v", c.filter, c.sort, got, want)
+		}
+	}
 }
