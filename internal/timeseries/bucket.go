@@ -121,11 +121,18 @@ func sameSchema(bound, v bson.RawValue) bool {
 	if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
 		return true
 	}
+	return !anyPaired(bound, v, func(b, sub bson.RawValue) bool { return b.Type != 0 && !sameSchema(b, sub) })
+}
+
+// anyPaired reports whether f holds of one of the subvalues of v, an
+// object or an array of bound's type, paired with bound's at the same
+// field name or position (b.Type 0 where bound has none).
+func anyPaired(bound, v bson.RawValue, f func(b, sub bson.RawValue) bool) bool {
 	it, bt := rawdoc.Iterate(v.Value), rawdoc.Iterate(bound.Value)
 	for {
 		k, sub, ok := it.Next()
 		if !ok {
-			return true
+			return false
 		}
 		var b bson.RawValue
 		if v.Type == bson.TypeArray {
@@ -133,8 +140,8 @@ func sameSchema(bound, v bson.RawValue) bool {
 		} else {
 			b = rawdoc.Lookup(bound.Value, string(k))
 		}
-		if b.Type != 0 && !sameSchema(b, sub) {
-			return false
+		if f(b, sub) {
+			return true
 		}
 	}
 }
@@ -147,22 +154,7 @@ func boundMoves(c *collation.Collator, bound, v bson.RawValue, dir int) bool {
 	if bound.Type != v.Type || (v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray) {
 		return c.Compare(v, bound)*dir > 0
 	}
-	it, bt := rawdoc.Iterate(v.Value), rawdoc.Iterate(bound.Value)
-	for {
-		k, sub, ok := it.Next()
-		if !ok {
-			return false
-		}
-		var b bson.RawValue
-		if v.Type == bson.TypeArray {
-			_, b, _ = bt.Next()
-		} else {
-			b = rawdoc.Lookup(bound.Value, string(k))
-		}
-		if b.Type == 0 || boundMoves(c, b, sub, dir) {
-			return true
-		}
-	}
+	return anyPaired(bound, v, func(b, sub bson.RawValue) bool { return b.Type == 0 || boundMoves(c, b, sub, dir) })
 }
 
 // appendBound appends the value of bound moved by v (see boundMoves):
