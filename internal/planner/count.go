@@ -36,12 +36,12 @@ func (p *Plan) setExact(root *query.Node) {
 		// bounds the index (its collation, or no string), for a count.
 		p.exact, p.idDecides = false, false
 		p.countExact = p.coll != nil && p.Index != nil && !p.multikey && p.Or == nil && p.checks == nil &&
-			allFit(root, p.coll) && decides(root, p.fields)
+			allFit(root, p.coll) && decides([]*query.Node{root}, p.fields)
 		return
 	}
-	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides(root, p.fields)
+	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides([]*query.Node{root}, p.fields)
 	p.idDecides = p.Index == nil && !p.Natural && p.Or == nil && p.Intervals != nil && p.checks == nil &&
-		decides(root, p.fields)
+		decides([]*query.Node{root}, p.fields)
 }
 
 // setExactPaths decides p.exactPaths for the filter root: the paths of
@@ -62,17 +62,18 @@ func (p *Plan) setExactPaths(root *query.Node) {
 	if root.Kind == query.KindAnd {
 		conj = root.Children
 	}
+	var onBuf [4]*query.Node
 	for i, f := range p.fields {
 		if i >= len(p.fieldBounds) || p.fieldBounds[i].empty() || f.Hashed || positional(f.Parts) {
 			continue
 		}
-		var on []*query.Node
+		on := onBuf[:0]
 		for _, n := range conj {
 			if n.Path == f.Path {
 				on = append(on, n)
 			}
 		}
-		if len(on) > 0 && decides(&query.Node{Kind: query.KindAnd, Children: on}, p.fields) {
+		if decides(on, p.fields) {
 			p.exactPaths = append(p.exactPaths, f.Path)
 		}
 	}
@@ -116,74 +117,79 @@ func (p *Plan) residual(filter bson.Raw) bson.Raw {
 func (p *Plan) IDRangeDecides() bool { return p.idDecides }
 
 // decides reports whether bounds on fields (not multikey) express the
-// filter root exactly (see setExact).
-func decides(root *query.Node, fields []Field) bool {
+// conjunction of nodes exactly (see setExact).
+func decides(nodes []*query.Node, fields []Field) bool {
 	// uses counts, per field (by position), the points and the ranges
 	// on it; a plan has few fields.
-	type use struct{ points, ranges int }
-	var usesBuf [8]use
+	var usesBuf [8]fieldUse
 	uses := usesBuf[:0]
 	if len(fields) > len(usesBuf) {
-		uses = make([]use, 0, len(fields))
+		uses = make([]fieldUse, 0, len(fields))
 	}
 	uses = uses[:len(fields)]
-	// of is the use of the field at n's path whose bounds hold leaf n: a
-	// wildcard index's leave out the conditions it does not answer
-	// (wildcardBounds: comparisons with MinKey or MaxKey among them),
-	// which stay the filter's.
-	of := func(n *query.Node) *use {
-		for i, f := range fields {
-			if f.Path == n.Path && !positional(f.Parts) && !f.Hashed && (!f.Wildcard || wildcardBounds(n)) {
-				return &uses[i]
-			}
-		}
-		return nil
-	}
-	var walk func(n *query.Node) bool
-	walk = func(n *query.Node) bool {
-		if n.Kind == query.KindAnd {
-			for _, ch := range n.Children {
-				if !walk(ch) {
-					return false
-				}
-			}
-			return true
-		}
-		u := of(n)
-		if u == nil {
+	for _, n := range nodes {
+		if n == nil || !decidesNode(n, fields, uses) {
 			return false
 		}
-		switch n.Kind {
-		case query.KindEq:
-			u.points++
-			return exactPoint(n.Value)
-		case query.KindIn:
-			u.points++
-			vals, err := n.Value.Array().Values()
-			if err != nil || len(vals) == 0 {
-				return false
-			}
-			for _, v := range vals {
-				if !exactPoint(v) {
-					return false
-				}
-			}
-			return true
-		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
-			u.ranges++
-			return exactPoint(n.Value)
-		}
-		return false
-	}
-	if root == nil || !walk(root) {
-		return false
 	}
 	for _, u := range uses {
 		if u.points > 1 || u.points == 1 && u.ranges > 0 {
 			return false
 		}
 	}
-	return true
+	return len(nodes) > 0
+}
+
+// fieldUse counts the points and the ranges a filter puts on one field.
+type fieldUse struct{ points, ranges int }
+
+// decidesNode reports whether bounds on fields express n exactly,
+// counting in uses (by field position) the points and ranges it puts on
+// each field.
+func decidesNode(n *query.Node, fields []Field, uses []fieldUse) bool {
+	if n.Kind == query.KindAnd {
+		for _, ch := range n.Children {
+			if !decidesNode(ch, fields, uses) {
+				return false
+			}
+		}
+		return true
+	}
+	// u is the use of the field at n's path whose bounds hold leaf n: a
+	// wildcard index's leave out the conditions it does not answer
+	// (wildcardBounds: comparisons with MinKey or MaxKey among them),
+	// which stay the filter's.
+	var u *fieldUse
+	for i, f := range fields {
+		if f.Path == n.Path && !positional(f.Parts) && !f.Hashed && (!f.Wildcard || wildcardBounds(n)) {
+			u = &uses[i]
+			break
+		}
+	}
+	if u == nil {
+		return false
+	}
+	switch n.Kind {
+	case query.KindEq:
+		u.points++
+		return exactPoint(n.Value)
+	case query.KindIn:
+		u.points++
+		vals, err := n.Value.Array().Values()
+		if err != nil || len(vals) == 0 {
+			return false
+		}
+		for _, v := range vals {
+			if !exactPoint(v) {
+				return false
+			}
+		}
+		return true
+	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+		u.ranges++
+		return exactPoint(n.Value)
+	}
+	return false
 }
 
 // exactPoint reports whether index bounds express matching v exactly.

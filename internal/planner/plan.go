@@ -10,6 +10,7 @@ import (
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // maxIntervals bounds how many key intervals one plan scans (the product of
@@ -643,18 +644,18 @@ func leavesCollator(leaves []*query.Node) *collation.Collator {
 // index bounds (Indexability::isExactBoundsGenerating) or a document
 // that is not an operator expression ({_id: {$eq: 1}} is not one).
 func simpleIDQuery(filter bson.Raw) bool {
-	elems, err := filter.Elements()
-	if err != nil || len(elems) == 0 {
-		return false
-	}
-	for _, e := range elems {
-		if e.Key() != "_id" {
+	n := 0
+	for it := rawdoc.Iterate(filter); ; n++ {
+		k, v, ok := it.Next()
+		if !ok {
+			return n > 0
+		}
+		if string(k) != "_id" {
 			return false
 		}
-		v := e.Value()
 		switch v.Type {
 		case bson.TypeEmbeddedDocument:
-			if first, err := v.Document().IndexErr(0); err == nil && strings.HasPrefix(first.Key(), "$") {
+			if strings.HasPrefix(rawdoc.FirstKey(v.Value), "$") {
 				return false
 			}
 		case bson.TypeInt64, bson.TypeDouble, bson.TypeInt32, bson.TypeDecimal128, bson.TypeString, bson.TypeBoolean,
@@ -664,5 +665,4 @@ func simpleIDQuery(filter bson.Raw) bool {
 			return false
 		}
 	}
-	return true
 }
