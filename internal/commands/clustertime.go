@@ -93,6 +93,11 @@ func rolesVariable(roles []auth.RoleName) bson.RawValue {
 // authentication keys: a 20-byte zero hash and key id 0.
 var zeroSignature = [20]byte{}
 
+// clusterTimeFieldsLen is the length of the fields clusterTimeFields
+// appends: $clusterTime {clusterTime, signature {hash, keyId}} and
+// operationTime.
+const clusterTimeFieldsLen = 125
+
 // clusterTimeFields are the $clusterTime and operationTime elements a
 // replica set member ends every reply with, errors included; a standalone
 // reports neither (nil). operationTime is the time of r's write, or for a
@@ -109,7 +114,7 @@ func (s *Service) clusterTimeFields(r *Request) []byte {
 	if op == 0 {
 		op = now
 	}
-	out := make([]byte, 0, 112)
+	out := r.timeFields[:0]
 	ct, out := bsoncore.AppendDocumentElementStart(out, "$clusterTime")
 	out = bsoncore.AppendTimestampElement(out, "clusterTime", now.Secs(), now.Inc())
 	sig, out := bsoncore.AppendDocumentElementStart(out, "signature")

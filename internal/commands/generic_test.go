@@ -402,3 +402,17 @@ func TestCommitWriteConcern(t *testing.T) {
 		t.Fatalf("after commit: %v, want 1 document", count)
 	}
 }
+
+// TestClusterTimeFieldsLen: the fields fit the request's array exactly,
+// whatever the times, so a reply's trailer costs no allocation.
+func TestClusterTimeFieldsLen(t *testing.T) {
+	s := newReplSetService(t, time.Unix(1<<32-1, 0))
+	for _, op := range []clock.Time{0, clock.Time(1<<64 - 1)} {
+		r := &Request{}
+		r.writeTime = op
+		out := s.clusterTimeFields(r)
+		if len(out) != clusterTimeFieldsLen || &out[0] != &r.timeFields[0] {
+			t.Fatalf("operationTime %v: %d bytes (want %d), in the request's array: %v", op, len(out), clusterTimeFieldsLen, &out[0] == &r.timeFields[0])
+		}
+	}
+}

@@ -272,6 +272,9 @@ type Request struct {
 	// $$CLUSTER_TIME's bytes.
 	clock       expr.Clock
 	clusterTime [8]byte
+	// timeFields backs the $clusterTime and operationTime fields of a
+	// replica set member's reply (clusterTimeFields).
+	timeFields [clusterTimeFieldsLen]byte
 	// Scratch, when set, is a buffer a cursor reply may be built in,
 	// which the caller reuses (a pooled buffer) once the reply is sent:
 	// so nothing keeps a reply built there. A command leaves in Scratch the buffer (grown
