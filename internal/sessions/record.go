@@ -26,7 +26,8 @@ import (
 // engine's (see engine/keys.go):
 //
 //	s <len:1> <lsid>                            the session's record (BSON, the
-//	                                            shape of MongoDB's config.transactions)
+//	                                            fields of MongoDB's config.transactions
+//	                                            but its _id, the lsid)
 //	s <len:1> <lsid> <txnNum:8> <stmtId:4>      the result of a run of executed
 //	                                            statements from stmtId on
 //
@@ -85,15 +86,15 @@ func nextOpTime(now time.Time) (uint32, uint32) {
 	return opTimes.secs, opTimes.inc
 }
 
-// appendRecord appends a session's record: {_id: {id, uid}, txnNum,
-// lastWriteOpTime: {ts, t}, lastWriteDate, state (for a committed
-// transaction), run (when held is not nil), writeId}. run and writeId
-// are Folio's own; writeId is random, so that two writes of a record
-// never leave the same bytes (see storedRecord).
-func appendRecord(dst []byte, id string, txn int64, committed bool, held *run, now time.Time) []byte {
+// appendRecord appends a session's record: {txnNum, lastWriteOpTime:
+// {ts, t}, lastWriteDate, state (for a committed transaction), run (when
+// held is not nil), writeId}. MongoDB's record has the lsid as its _id;
+// here the key holds it (every retryable write rewrites the record, and
+// the lsid was a third of its bytes). run and writeId are Folio's own;
+// writeId is random, so that two writes of a record never leave the same
+// bytes (see storedRecord).
+func appendRecord(dst []byte, txn int64, committed bool, held *run, now time.Time) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
-	idStart, dst := bsoncore.AppendDocumentElementStart(dst, "_id")
-	dst, _ = bsoncore.AppendDocumentEnd(appendLSIDFields(dst, id), idStart)
 	dst = bsoncore.AppendInt64Element(dst, "txnNum", txn)
 	secs, inc := nextOpTime(now)
 	opStart, dst := bsoncore.AppendDocumentElementStart(dst, "lastWriteOpTime")
@@ -551,7 +552,7 @@ func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 	if r.holds {
 		r.first = held.first
 	}
-	r.record = appendRecord(r.record[:0], s.ID, s.TxnNumber, r.commit, held, time.Now())
+	r.record = appendRecord(r.record[:0], s.TxnNumber, r.commit, held, time.Now())
 	return tx.Set(recordKey(s.ID), r.record)
 }
 

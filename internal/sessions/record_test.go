@@ -319,7 +319,7 @@ func TestRecordOfTheEarlierFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, err := range []error{
-		tx.Set(recordKey(id), appendRecord(nil, id, 4, false, nil, time.Now())),
+		tx.Set(recordKey(id), appendRecord(nil, 4, false, nil, time.Now())),
 		tx.Set(stmtKey(id, 4, 0), run{first: 0, last: 1, res: Result{N: 1}}.append(nil)),
 		tx.Commit(),
 	} {
@@ -342,5 +342,48 @@ func TestRecordOfTheEarlierFormat(t *testing.T) {
 	record(t, kv, s, []int32{0}, []engine.Write{{Index: 0}}, one)
 	if n := countKeys(t, kv); n != 1 {
 		t.Fatalf("%d keys after txnNumber 5's first write, want its record only", n)
+	}
+}
+
+// TestRecordWithItsLSID loads a record of the format that held the lsid
+// as its _id (as MongoDB's config.transactions does), before the key
+// alone held it, and checks the next write's record leaves it out.
+func TestRecordWithItsLSID(t *testing.T) {
+	kv := memStore(t)
+	id := "ffffffffffffffff"
+	old, err := bson.Marshal(bson.D{
+		{Key: "_id", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte(id)}}, {Key: "uid", Value: bson.Binary{Data: make([]byte, 32)}}}},
+		{Key: "txnNum", Value: int64(7)},
+		{Key: "lastWriteOpTime", Value: bson.D{{Key: "ts", Value: bson.Timestamp{T: 1, I: 1}}, {Key: "t", Value: int64(1)}}},
+		{Key: "lastWriteDate", Value: bson.DateTime(time.Now().UnixMilli())},
+		{Key: "run", Value: bson.D{{Key: "stmtId", Value: int32(0)}, {Key: "op", Value: "u"}, {Key: "n", Value: int32(1)}, {Key: "nModified", Value: int32(1)}}},
+		{Key: "writeId", Value: int64(5)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := kv.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Set(recordKey(id), old); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s := loadRegistry(t, kv).Get(id)
+	if res, ok := s.Executed(0); !ok || s.TxnNumber != 7 || res.Op != OpUpdate || res.N != 1 || res.NModified != 1 {
+		t.Fatalf("loaded: txnNumber %d, statement 0 %+v %v", s.TxnNumber, res, ok)
+	}
+	record(t, kv, s, []int32{1}, []engine.Write{{Index: 0}}, one)
+	s = loadRegistry(t, kv).Get(id)
+	if _, err := bson.Raw(s.stored.raw).LookupErr("_id"); err == nil {
+		t.Fatalf("the rewritten record still holds the lsid: %v", bson.Raw(s.stored.raw))
+	}
+	for stmt, want := range []int32{1, 1} {
+		if res, ok := s.Executed(int32(stmt)); !ok || res.N != want {
+			t.Fatalf("reloaded: statement %d %+v %v", stmt, res, ok)
+		}
 	}
 }
