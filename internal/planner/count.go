@@ -264,9 +264,12 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool) {
 }
 
 // setKeysOnly makes p covered with no field for a find that needs only
-// its index keys (Query.KeysOnly) when p scans a secondary index, not a
-// wildcard one, whose keys decide the filter (exact) and, sorted
-// reports, give the query's sort: its reads then fetch no document.
+// its index keys (Query.KeysOnly) when p scans a secondary index whose
+// keys decide the filter (exact) and, sorted reports, give the query's
+// sort: its reads then fetch no document. A wildcard index qualifies
+// once expanded for one path (Index.Wildcard is then nil), whose keys
+// ({$_path, path}) decide as a single field's do; unexpanded, it never
+// does.
 func (p *Plan) setKeysOnly(sorted bool) {
 	if p.exact && sorted && p.Index != nil && p.Index.Wildcard == nil {
 		p.covered = []int{}
