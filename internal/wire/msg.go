@@ -82,9 +82,12 @@ func PeekMsgFlags(body []byte) uint32 {
 //
 // When ChecksumPresent is set the last four bytes are a CRC-32C over the
 // header and the rest of the body; h must be the header as received
-// (or as restored by Decompress). A checksum mismatch, an unknown required
-// flag bit or too many sequences make the connection unusable and are
-// returned as plain errors; other malformations are *mongoerr.Error.
+// (or as restored by Decompress). An unknown required flag bit, too many
+// sequences (MongoDB's ConnectionFatalMessageParseError class) or a
+// checksum flag without room for the checksum make the connection
+// unusable and are returned as plain errors; other malformations, a
+// checksum that does not match (ChecksumMismatch) among them, are
+// *mongoerr.Error.
 func ParseMsg(h Header, body []byte) (*Msg, error) {
 	if h.OpCode != OpMsg {
 		return nil, fmt.Errorf("%w: %v is not OP_MSG", ErrProtocol, h.OpCode)
@@ -97,6 +100,9 @@ func ParseMsg(h Header, body []byte) (*Msg, error) {
 		return nil, fmt.Errorf("%w: OP_MSG contains unknown required flag bits %#x", ErrProtocol, unknown)
 	}
 	sections := body[4:]
+	// A checksum that does not match is reported once the sections parse,
+	// as MongoDB's OpMsg::parse checks it last.
+	var checksumErr error
 	if m.Flags&ChecksumPresent != 0 {
 		if len(sections) < 4 {
 			return nil, fmt.Errorf("%w: OP_MSG has the checksum flag but no checksum", ErrProtocol)
@@ -107,7 +113,7 @@ func ParseMsg(h Header, body []byte) (*Msg, error) {
 		crc := crc32.Update(0, castagnoli, appendHeader(hb[:0], h))
 		crc = crc32.Update(crc, castagnoli, body[:4+end])
 		if crc != want {
-			return nil, fmt.Errorf("%w: OP_MSG checksum %#08x does not match contents (%#08x)", ErrProtocol, want, crc)
+			checksumErr = mongoerr.New(mongoerr.ChecksumMismatch, "OP_MSG checksum does not match contents")
 		}
 		sections = sections[:end]
 	}
@@ -153,6 +159,9 @@ func ParseMsg(h Header, body []byte) (*Msg, error) {
 		if _, err := m.Body.LookupErr(s.Identifier); err == nil {
 			return nil, mongoerr.New(mongoerr.OpMsgDuplicateBodySequence, "Duplicate field between body and document sequence %s", s.Identifier)
 		}
+	}
+	if checksumErr != nil {
+		return nil, checksumErr
 	}
 	return m, nil
 }

@@ -25,11 +25,15 @@ func TestParseMsg(t *testing.T) {
 	badChecksum := opMsg(1, ChecksumPresent, kind0(insert))
 	badChecksum[len(badChecksum)-1] ^= 0xFF
 	corrupted := opMsg(1, ChecksumPresent, kind0(insert))
-	corrupted[HeaderSize+8] ^= 0x01
+	corrupted[HeaderSize+10] ^= 0x01 // the body's first key: still valid BSON
+	corruptedLength := opMsg(1, ChecksumPresent, kind0(insert))
+	corruptedLength[HeaderSize+8] ^= 0x01
 	checksumOnly := opMsg(1, ChecksumPresent)
 	shortChecksum := opMsg(1, 0, []byte{0xAB, 0xCD})
 	shortChecksum[HeaderSize] = byte(ChecksumPresent)
 	noFlags := append(appendHeader(nil, Header{Length: HeaderSize + 2, OpCode: OpMsg}), 0, 0)
+	twoBodiesBadChecksum := opMsg(1, ChecksumPresent, kind0(insert), kind0(insert))
+	twoBodiesBadChecksum[len(twoBodiesBadChecksum)-1] ^= 0xFF
 	wrongHeader := opMsg(1, ChecksumPresent, kind0(insert))
 	binary.LittleEndian.PutUint32(wrongHeader[4:], 2) // request id is covered too
 
@@ -61,11 +65,13 @@ func TestParseMsg(t *testing.T) {
 		{name: "valid checksum with moreToCome", msg: opMsg(1, ChecksumPresent|MoreToCome, kind0(insert)), flags: ChecksumPresent | MoreToCome,
 			want: D("insert", "c", "$db", "db")},
 
-		{name: "invalid checksum", msg: badChecksum, wantErr: "close"},
-		{name: "corrupted content under checksum", msg: corrupted, wantErr: "close"},
-		{name: "header not matching checksum", msg: wrongHeader, wantErr: "close"},
+		{name: "invalid checksum", msg: badChecksum, wantErr: "ChecksumMismatch"},
+		{name: "corrupted content under checksum", msg: corrupted, wantErr: "ChecksumMismatch"},
+		{name: "invalid BSON under a bad checksum", msg: corruptedLength, wantErr: "InvalidBSON"},
+		{name: "header not matching checksum", msg: wrongHeader, wantErr: "ChecksumMismatch"},
 		{name: "checksum flag without checksum", msg: shortChecksum, wantErr: "close"},
 		{name: "checksum without sections", msg: checksumOnly, wantErr: "Location40587"},
+		{name: "two bodies under a bad checksum", msg: twoBodiesBadChecksum, wantErr: "Location40430"},
 		{name: "unknown required flag", msg: opMsg(1, 1<<2, kind0(insert)), wantErr: "close"},
 		{name: "unknown required flag 15", msg: opMsg(1, 1<<15, kind0(insert)), wantErr: "close"},
 		{name: "no flags", msg: noFlags, wantErr: "ProtocolError"},

@@ -267,14 +267,23 @@ func TestOpMsgParseErrorsAnswered(t *testing.T) {
 		name     string
 		sections []byte
 		code     int32
+		// checksum sets the checksum flag and ends the message with a
+		// checksum that does not match it.
+		checksum bool
 	}{
-		{"sequence repeats a body field", slices.Concat([]byte{0}, withDocs, seqSection("documents", d1)), 40433},
-		{"two sequences of one name", slices.Concat([]byte{0}, insert, seqSection("documents", d1), seqSection("documents", d2)), 40431},
-		{"two bodies", slices.Concat([]byte{0}, withDocs, []byte{0}, withDocs), 40430},
-		{"unknown section kind", slices.Concat([]byte{0}, withDocs, []byte{7, 1, 2, 3}), 40432},
-		{"no body", seqSection("documents", d1), 40587},
+		{"sequence repeats a body field", slices.Concat([]byte{0}, withDocs, seqSection("documents", d1)), 40433, false},
+		{"two sequences of one name", slices.Concat([]byte{0}, insert, seqSection("documents", d1), seqSection("documents", d2)), 40431, false},
+		{"two bodies", slices.Concat([]byte{0}, withDocs, []byte{0}, withDocs), 40430, false},
+		{"unknown section kind", slices.Concat([]byte{0}, withDocs, []byte{7, 1, 2, 3}), 40432, false},
+		{"no body", seqSection("documents", d1), 40587, false},
+		{"checksum does not match", slices.Concat([]byte{0}, withDocs), 288, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			flags := flags
+			if tt.checksum {
+				flags = []byte{flagChecksum, 0, 0, 0}
+				tt.sections = slices.Concat(tt.sections, []byte{1, 2, 3, 4})
+			}
 			c := rawDial(t, in)
 			if _, err := c.Write(message(1, opMsg, slices.Concat(flags, tt.sections))); err != nil {
 				t.Fatal(err)
@@ -287,7 +296,7 @@ func TestOpMsgParseErrorsAnswered(t *testing.T) {
 				t.Fatalf("reply to %d: %v, want code %d", responseTo, reply, tt.code)
 			}
 			// moreToCome: no reply; the next request's reply comes next.
-			if _, err := c.Write(message(2, opMsg, slices.Concat([]byte{flagMoreToCome, 0, 0, 0}, tt.sections))); err != nil {
+			if _, err := c.Write(message(2, opMsg, slices.Concat([]byte{flags[0] | flagMoreToCome, 0, 0, 0}, tt.sections))); err != nil {
 				t.Fatal(err)
 			}
 			if ok := rawCommand(t, c, 3, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("ok").Double(); ok != 1 {
