@@ -183,11 +183,11 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState, b
 					return err
 				}
 				if b.twoPhase = !empty; b.twoPhase {
-					return e.logIndexBuild(tx, cur, "startIndexBuild", b.uuid, moved)
+					return e.logIndexBuild(tx, cur, "startIndexBuild", b.uuid, moved, nil)
 				}
 				return nil
 			case to == statePublic && b.twoPhase:
-				return e.logIndexBuild(tx, cur, "commitIndexBuild", b.uuid, moved)
+				return e.logIndexBuild(tx, cur, "commitIndexBuild", b.uuid, moved, nil)
 			}
 		}
 		for _, spec := range moved {
@@ -244,8 +244,10 @@ const (
 )
 
 // retireIndexes drops the indexes ids of c, now in state from, through
-// the remaining states of a drop, and removes their entries.
-func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState) error {
+// the remaining states of a drop, and removes their entries. failed, when
+// set, is the two-phase build whose own failure (cause) retires them:
+// the change that removes them logs its abortIndexBuild.
+func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState, failed *indexBuild, cause error) error {
 	steps := []indexState{statePublic, stateWriteOnly, stateDeleteOnly}
 	for i := 0; i+1 < len(steps); i++ {
 		if steps[i] != from {
@@ -257,18 +259,22 @@ func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState) err
 		}
 	}
 	var seen []uint32
+	var specs []bson.Raw
 	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		for _, id := range ids {
 			if uint32(si.ID) == id {
-				seen = append(seen, id)
+				seen, specs = append(seen, id), append(specs, si.Spec)
 				return false, nil
 			}
 		}
 		return true, nil
-	}, nil, ids, func(storage.Txn, *Collection, *catalogEntry) error {
-		defer func() { seen = seen[:0] }()
+	}, nil, ids, func(tx storage.Txn, cur *Collection, _ *catalogEntry) error {
+		defer func() { seen, specs = seen[:0], specs[:0] }()
 		if id, gone := unseen(ids, seen); gone {
 			return stateChanged(c, id)
+		}
+		if failed != nil && failed.twoPhase {
+			return e.logIndexBuild(tx, cur, "abortIndexBuild", failed.uuid, specs, cause)
 		}
 		return nil
 	})
@@ -296,7 +302,7 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 	state := stateDeleteOnly
 	var b indexBuild
 	if _, err := rand.Read(b.uuid[:]); err != nil {
-		return errors.Join(err, e.retireIndexes(c, ids, state))
+		return errors.Join(err, e.retireIndexes(c, ids, state, nil, nil))
 	}
 	err = e.awaitVersion(v)
 	if err == nil {
@@ -320,7 +326,7 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 		// or the jobs-lease holder found its lease lapsed.
 		return buildAborted(c, build, abortedByDropIndexes)
 	}
-	retire := e.retireIndexes(c, ids, state)
+	retire := e.retireIndexes(c, ids, state, &b, err)
 	if errors.Is(retire, errStateChanged) {
 		// This frontend's lease lapsed and another one retires the
 		// build as abandoned (retireAbandoned).
@@ -553,7 +559,7 @@ func (e *Engine) retireAbandoned() error {
 				continue
 			}
 			e.log.Warn("retiring an index its builder abandoned", "ns", c.ns, "index", ix.Name, "state", ix.state.String(), "builder", ix.builder)
-			if err := e.retireIndexes(c, []uint32{ix.ID}, ix.state); !errors.Is(err, errStateChanged) {
+			if err := e.retireIndexes(c, []uint32{ix.ID}, ix.state, nil, nil); !errors.Is(err, errStateChanged) {
 				// errStateChanged: its builder, back, or another
 				// frontend retires it.
 				errs = append(errs, err)

@@ -412,10 +412,12 @@ func indexOp(c *Collection, kind string, spec bson.Raw) oplog.Op {
 	return op
 }
 
-// logIndexBuild stages a two-phase build's startIndexBuild or
-// commitIndexBuild entry (kind): o is {<kind>: coll, indexBuildUUID,
-// indexes: specs}, as MongoDB's op observer logs them (see indexBuild).
-func (e *Engine) logIndexBuild(tx storage.Txn, c *Collection, kind string, buildUUID [16]byte, specs []bson.Raw) error {
+// logIndexBuild stages a two-phase build's startIndexBuild,
+// commitIndexBuild or abortIndexBuild entry (kind): o is {<kind>: coll,
+// indexBuildUUID, indexes: specs}, and an abort's cause, the error that
+// failed the build, as {ok: false, code, codeName, errmsg, <its extra
+// fields>}: as MongoDB's op observer logs them (see indexBuild).
+func (e *Engine) logIndexBuild(tx storage.Txn, c *Collection, kind string, buildUUID [16]byte, specs []bson.Raw, cause error) error {
 	if e.oplog == nil || !c.replicated() {
 		return nil
 	}
@@ -427,6 +429,15 @@ func (e *Engine) logIndexBuild(tx storage.Txn, c *Collection, kind string, build
 		o = bsoncore.AppendDocumentElement(o, strconv.Itoa(i), spec)
 	}
 	o, _ = bsoncore.AppendArrayEnd(o, arr)
+	if cause != nil {
+		me := mongoerr.As(cause)
+		d := bson.D{{Key: "ok", Value: false}, {Key: "code", Value: int32(me.Code)}, {Key: "codeName", Value: me.Code.Name()}, {Key: "errmsg", Value: me.Msg}}
+		v, err := bson.Marshal(append(d, me.Extra...))
+		if err != nil {
+			return err
+		}
+		o = bsoncore.AppendDocumentElement(o, "cause", v)
+	}
 	o, _ = bsoncore.AppendDocumentEnd(o, start)
 	return e.logOp(tx, oplog.Op{Kind: oplog.Command, NS: c.DB + ".$cmd", UUID: c.UUID[:], O: o}, oplog.Session{})
 }

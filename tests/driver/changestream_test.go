@@ -2201,6 +2201,75 @@ func TestChangeStreamIndexBuildEvents(t *testing.T) {
 	}
 }
 
+// TestIndexBuildAbortLogged: a two-phase build that fails (a unique index
+// over duplicates) ends in the oplog with abortIndexBuild under its
+// startIndexBuild's indexBuildUUID, naming its indexes, with the error as
+// its cause {ok: false, code, codeName, errmsg, keyPattern, keyValue}
+// (OpObserverImpl::onAbortIndexBuild, Status::serialize); a change
+// stream shows no event for it.
+func TestIndexBuildAbortLogged(t *testing.T) {
+	client := startStreams(t)
+	ctx := t.Context()
+	coll := client.Database("abortbuild").Collection("c")
+	oplog := client.Database("local").Collection("oplog.rs")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "u", Value: 1}}, bson.D{{Key: "u", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	var last bson.Raw
+	if err := oplog.FindOne(ctx, bson.D{}, options.FindOne().SetSort(bson.D{{Key: "$natural", Value: -1}})).Decode(&last); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	_, err = coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "u", Value: 1}}, Options: options.Index().SetUnique(true)})
+	if code := serverCode(err); code != 11000 {
+		t.Fatalf("unique index over duplicates: %v, want DuplicateKey", err)
+	}
+	spec := mustRaw(t, bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "u", Value: int32(1)}}}, {Key: "name", Value: "u_1"}, {Key: "unique", Value: true}})
+	var start, abort bson.Raw
+	for _, e := range oplogThroughKind(t, oplog, last.Lookup("ts"), "abortIndexBuild", 1) {
+		switch o := e.Lookup("o").Document(); o.Index(0).Key() {
+		case "startIndexBuild":
+			start = o
+		case "abortIndexBuild":
+			abort = o
+		}
+	}
+	if start == nil {
+		t.Fatal("no startIndexBuild before the abort")
+	}
+	if got, want := abort.Lookup("abortIndexBuild").StringValue(), "c"; got != want {
+		t.Errorf("abortIndexBuild names %q, want %q", got, want)
+	}
+	if !abort.Lookup("indexBuildUUID").Equal(start.Lookup("indexBuildUUID")) {
+		t.Errorf("abort %s and start %s name different builds", abort, start)
+	}
+	if got, want := abort.Lookup("indexes").String(), mustRaw(t, bson.D{{Key: "indexes", Value: bson.A{spec}}}).Lookup("indexes").String(); got != want {
+		t.Errorf("abortIndexBuild indexes %s, want %s", got, want)
+	}
+	cause := abort.Lookup("cause").Document()
+	var keys []string
+	elems, _ := cause.Elements()
+	for _, e := range elems {
+		keys = append(keys, e.Key())
+	}
+	if ok, _ := cause.Lookup("ok").BooleanOK(); ok || cause.Lookup("ok").Type != bson.TypeBoolean ||
+		cause.Lookup("code").Int32() != 11000 || cause.Lookup("codeName").StringValue() != "DuplicateKey" ||
+		!slices.Equal(keys[:4], []string{"ok", "code", "codeName", "errmsg"}) || !slices.Contains(keys, "keyValue") {
+		t.Errorf("cause %s, want {ok: false, code: 11000, codeName: DuplicateKey, errmsg, ..., keyValue}", cause)
+	}
+	// No event: the next one a stream shows is the insert after.
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "after", Value: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, cs); ev.Lookup("operationType").StringValue() != "insert" {
+		t.Fatalf("event %s, want the insert after the failed build", ev)
+	}
+}
+
 // oplogThroughKind returns the oplog's entries after ts, an applyOps
 // entry's operations in its place, once they hold n command entries of
 // kind.
