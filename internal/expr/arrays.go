@@ -143,11 +143,14 @@ func evalConcatArrays(args []bson.RawValue) (bson.RawValue, error) {
 	return arrayValue(out), nil
 }
 
-// $range results are limited to 64 MiB as in MongoDB
-// (internalQueryMaxRangeBytes), counting 16 bytes an element.
+// $range refuses a result whose estimated size reaches MongoDB's
+// internalQueryMaxRangeBytes (100 MiB) with ExceededMemoryLimit, estimating
+// as ExpressionRange does: 24 bytes for the array and 16 for each of
+// 1 + (end-start)/step elements, or none when that quotient is negative.
 const (
+	rangeArrayBytes   = 24
 	rangeElementBytes = 16
-	maxRangeElements  = 64 << 20 / rangeElementBytes
+	maxRangeBytes     = 100 << 20
 )
 
 // evalRange is $range: [start, end, step] of 32-bit integers, step 1 by
@@ -171,8 +174,12 @@ func evalRange(args []bson.RawValue) (bson.RawValue, error) {
 	if n[2] == 0 {
 		return missing, mongoerr.New(mongoerr.RangeStepZero, "$range requires a non-zero step value")
 	}
-	if count := (n[1] - n[0]) / n[2]; count > maxRangeElements {
-		return missing, mongoerr.New(mongoerr.RangeTooLarge, "$range would use too much memory (%d bytes) and cannot spill to disk. Memory limit: %d bytes", count*rangeElementBytes, maxRangeElements*rangeElementBytes)
+	var length int64
+	if steps := (n[1] - n[0]) / n[2]; steps >= 0 {
+		length = 1 + steps
+	}
+	if need := rangeArrayBytes + length*rangeElementBytes; need >= maxRangeBytes {
+		return missing, mongoerr.New(mongoerr.ExceededMemoryLimit, "$range would use too much memory (%d bytes) and cannot spill to disk. Memory limit: %d bytes", need, maxRangeBytes)
 	}
 	var out []bson.RawValue
 	for x := n[0]; (n[2] > 0 && x < n[1]) || (n[2] < 0 && x > n[1]); x += n[2] {

@@ -607,8 +607,6 @@ const (
 	RangeStepNotInt32 Code = 34448
 	// RangeStepZero: a $range step of zero.
 	RangeStepZero Code = 34449
-	// RangeTooLarge: a $range result over the memory limit.
-	RangeTooLarge Code = 5203200
 	// InArgumentNotArray: an $in second argument that is not an array.
 	InArgumentNotArray Code = 40081
 	// IndexOfArrayFirstNotArray: an $indexOfArray first argument that is not an array (or null).
