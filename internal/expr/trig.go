@@ -26,11 +26,22 @@ func init() {
 		"$asinh":            unary(floatOp("$asinh", math.Asinh, nil, nil)),
 		"$acosh":            unary(floatOp("$acosh", math.Acosh, nil, within("$acosh", 1, math.Inf(1), "[1,inf]"))),
 		"$atanh":            unary(floatOp("$atanh", math.Atanh, nil, within("$atanh", -1, 1, "[-1,1]"))),
-		"$degreesToRadians": unary(floatOp("$degreesToRadians", func(x float64) float64 { return x * math.Pi / 180 }, nil, nil)),
-		"$radiansToDegrees": unary(floatOp("$radiansToDegrees", func(x float64) float64 { return x * 180 / math.Pi }, nil, nil)),
+		"$degreesToRadians": unary(floatOp("$degreesToRadians", func(x float64) float64 { return x * doublePiOver180 }, values.DecimalDegreesToRadians, nil)),
+		"$radiansToDegrees": unary(floatOp("$radiansToDegrees", func(x float64) float64 { return x * double180OverPi }, values.DecimalRadiansToDegrees, nil)),
 		"$atan2":            binary(evalAtan2),
 	})
 }
+
+// $degreesToRadians and $radiansToDegrees multiply a double once by a
+// factor MongoDB computes in doubles, π/180 or 180/π with π =
+// 3.141592653589793 (kDoublePiOver180, kDouble180OverPi): x·π/180 taken
+// left to right rounds twice, and differs in the last bit for about a
+// quarter of arguments.
+var (
+	doublePi        = math.Pi
+	doublePiOver180 = doublePi / 180
+	double180OverPi = 180 / doublePi
+)
 
 // finite refuses infinities ($sin, $cos, $tan).
 func finite(op string) func(bson.RawValue) error {
