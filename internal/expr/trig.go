@@ -9,23 +9,23 @@ import (
 	"github.com/folio-db/folio/internal/values"
 )
 
-// The trigonometric operators: a number in, a double out (a decimal for a
-// decimal), null for null; arguments outside an operator's domain are
+// The trigonometric operators: a number in, a double out (a decimal, with
+// 34 digits, for a decimal), null for null; arguments outside an operator's domain are
 // error 50989 (NaN passes through).
 func init() {
 	register(map[string]opCompiler{
-		"$sin":              unary(floatOp("$sin", math.Sin, nil, finite("$sin"))),
-		"$cos":              unary(floatOp("$cos", math.Cos, nil, finite("$cos"))),
-		"$tan":              unary(floatOp("$tan", math.Tan, nil, finite("$tan"))),
-		"$asin":             unary(floatOp("$asin", math.Asin, nil, within("$asin", -1, 1, "[-1,1]"))),
-		"$acos":             unary(floatOp("$acos", math.Acos, nil, within("$acos", -1, 1, "[-1,1]"))),
-		"$atan":             unary(floatOp("$atan", math.Atan, nil, nil)),
-		"$sinh":             unary(floatOp("$sinh", math.Sinh, nil, nil)),
-		"$cosh":             unary(floatOp("$cosh", math.Cosh, nil, nil)),
-		"$tanh":             unary(floatOp("$tanh", math.Tanh, nil, nil)),
-		"$asinh":            unary(floatOp("$asinh", math.Asinh, nil, nil)),
-		"$acosh":            unary(floatOp("$acosh", math.Acosh, nil, within("$acosh", 1, math.Inf(1), "[1,inf]"))),
-		"$atanh":            unary(floatOp("$atanh", math.Atanh, nil, within("$atanh", -1, 1, "[-1,1]"))),
+		"$sin":              unary(floatOp("$sin", math.Sin, values.DecimalSin, finite("$sin"))),
+		"$cos":              unary(floatOp("$cos", math.Cos, values.DecimalCos, finite("$cos"))),
+		"$tan":              unary(floatOp("$tan", math.Tan, values.DecimalTan, finite("$tan"))),
+		"$asin":             unary(floatOp("$asin", math.Asin, values.DecimalAsin, within("$asin", -1, 1, "[-1,1]"))),
+		"$acos":             unary(floatOp("$acos", math.Acos, values.DecimalAcos, within("$acos", -1, 1, "[-1,1]"))),
+		"$atan":             unary(floatOp("$atan", math.Atan, values.DecimalAtan, nil)),
+		"$sinh":             unary(floatOp("$sinh", math.Sinh, values.DecimalSinh, nil)),
+		"$cosh":             unary(floatOp("$cosh", math.Cosh, values.DecimalCosh, nil)),
+		"$tanh":             unary(floatOp("$tanh", math.Tanh, values.DecimalTanh, nil)),
+		"$asinh":            unary(floatOp("$asinh", math.Asinh, values.DecimalAsinh, nil)),
+		"$acosh":            unary(floatOp("$acosh", math.Acosh, values.DecimalAcosh, within("$acosh", 1, math.Inf(1), "[1,inf]"))),
+		"$atanh":            unary(floatOp("$atanh", math.Atanh, values.DecimalAtanh, within("$atanh", -1, 1, "[-1,1]"))),
 		"$degreesToRadians": unary(floatOp("$degreesToRadians", func(x float64) float64 { return x * doublePiOver180 }, values.DecimalDegreesToRadians, nil)),
 		"$radiansToDegrees": unary(floatOp("$radiansToDegrees", func(x float64) float64 { return x * double180OverPi }, values.DecimalRadiansToDegrees, nil)),
 		"$atan2":            binary(evalAtan2),
@@ -49,14 +49,27 @@ func finite(op string) func(bson.RawValue) error {
 }
 
 // within refuses arguments outside [lo, hi] (infinite bounds excluded for
-// finite).
+// finite). A decimal is compared as a decimal, as MongoDB's
+// ExpressionBoundedTrigonometric does: 1.0000000000000000001 is outside
+// [-1,1] and 1E+6000 inside (-inf,inf), though their doubles are not.
 func within(op string, lo, hi float64, domain string) func(bson.RawValue) error {
 	return func(v bson.RawValue) error {
-		x := toFloat(v)
-		if math.IsNaN(x) {
-			return nil
+		var out bool
+		if v.Type == bson.TypeDecimal128 {
+			d := v.Decimal128()
+			if d.IsNaN() {
+				return nil
+			}
+			out = values.CompareNumbers(v, values.DoubleValue(lo)) < 0 || values.CompareNumbers(v, values.DoubleValue(hi)) > 0 ||
+				(domain == "(-inf,inf)" && d.IsInf() != 0)
+		} else {
+			x := toFloat(v)
+			if math.IsNaN(x) {
+				return nil
+			}
+			out = x < lo || x > hi || (domain == "(-inf,inf)" && math.IsInf(x, 0))
 		}
-		if x < lo || x > hi || (domain == "(-inf,inf)" && math.IsInf(x, 0)) {
+		if out {
 			return mongoerr.New(mongoerr.TrigOutOfDomain, "cannot apply %s to %s, value must in %s", op, values.Shell(v), domain)
 		}
 		return nil
@@ -74,9 +87,8 @@ func evalAtan2(y, x bson.RawValue) (bson.RawValue, error) {
 	if !isNumber(x) {
 		return missing, mongoerr.New(mongoerr.Atan2SecondNotNumber, "$atan2 only supports numeric types, not %s", typeName(x))
 	}
-	r := math.Atan2(toFloat(y), toFloat(x))
 	if y.Type == bson.TypeDecimal128 || x.Type == bson.TypeDecimal128 {
-		return decimalFromFloat(r), nil
+		return values.DecimalAtan2(toDecimalValue(y), toDecimalValue(x)), nil
 	}
-	return values.DoubleValue(r), nil
+	return values.DoubleValue(math.Atan2(toFloat(y), toFloat(x))), nil
 }
