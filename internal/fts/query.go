@@ -137,6 +137,21 @@ func sortedSet(m map[string]struct{}) []string {
 	return out
 }
 
+// Holds reports whether doc, indexed by s, answers the query wherever it
+// was found: s indexes it under one of the searched terms, and it Matches.
+// A $text clause in a branch of an $or is checked on the documents the
+// union's other branches found too, which no term lookup selected.
+func (q *Query) Holds(s *Spec, doc bson.Raw) (bool, error) {
+	terms, err := s.Terms(doc)
+	if err != nil {
+		return false, err
+	}
+	if !slices.ContainsFunc(q.Terms, func(t string) bool { _, ok := terms[t]; return ok }) {
+		return false, nil
+	}
+	return q.Matches(s, doc)
+}
+
 // Matches reports whether doc, indexed by s, answers the query beyond
 // holding one of its terms in the index: with a case or diacritic
 // sensitive search it holds a positive term as written; it holds no
