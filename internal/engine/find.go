@@ -423,6 +423,9 @@ func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *
 	if err != nil {
 		return nil, err
 	}
+	if u, ok := src.(*unionSource); ok && u.text != nil {
+		u.text.branch = textBranch(f)
+	}
 	return &matchScan{src: src, filter: f, ctx: ctx}, nil
 }
 
@@ -475,6 +478,11 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	case p.Geo != nil && p.Geo.Near:
 		return newGeoNearSource(ctx, r, c, p, stats, closer), nil
 	}
+	var text *textSource
+	if scans[0].Text != nil {
+		// a union's $text branch, which it reads first (planner.union)
+		text, scans, hs = newTextSource(ctx, r, c, scans[0], stats, nil), scans[1:], hs[1:]
+	}
 	srcs := make([]*planSource, 0, len(scans))
 	fail := func(err error) (docSource, error) {
 		for _, s := range srcs {
@@ -505,7 +513,19 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	for _, s := range srcs {
 		s.seen = seen
 	}
-	return &unionSource{srcs: srcs, closer: closer}, nil
+	if text != nil {
+		text.seen = seen
+	}
+	return &unionSource{srcs: srcs, text: text, closer: closer}, nil
+}
+
+// textBranch is the filter of the $or branch holding f's $text clause, if
+// any (query.Filter.TextOr).
+func textBranch(f *query.Filter) *query.Filter {
+	if _, br := f.TextOr(); br != nil {
+		return f.Clause(br)
+	}
+	return nil
 }
 
 // rebuilt is p rebuilt if its index turned multikey since it was planned:

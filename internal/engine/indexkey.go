@@ -91,8 +91,12 @@ func (s *planSource) entryKey() bson.Raw {
 }
 
 // Meta is the index key of the document Next returned last (see
-// planSource.Meta), from the scan that found it.
+// planSource.Meta), from the scan that found it; the score of one the
+// $text branch found.
 func (u *unionSource) Meta() docsrc.Meta {
+	if u.text != nil && !u.textDone {
+		return u.text.Meta()
+	}
 	if u.i >= len(u.srcs) {
 		return docsrc.Meta{}
 	}

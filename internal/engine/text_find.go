@@ -29,7 +29,11 @@ func textIndexOf(c *Collection) *Index {
 
 // bindText binds the $text clause ts of a filter to c's text index (27
 // IndexNotFound without one), and returns the index and the parsed search.
-func bindText(c *Collection, ts *query.TextSearch) (*Index, *fts.Query, error) {
+// A clause in a branch of an $or (exact) is checked on documents the
+// union's other branches found, which no lookup of its terms selected: it
+// matches the documents the search holds (fts.Query.Holds); a clause that
+// is a conjunct only sees the documents its terms' keys gave.
+func bindText(c *Collection, ts *query.TextSearch, exact bool) (*Index, *fts.Query, error) {
 	ix := textIndexOf(c)
 	if ix == nil {
 		return nil, nil, mongoerr.New(mongoerr.IndexNotFound, "text index required for $text query")
@@ -43,7 +47,11 @@ func bindText(c *Collection, ts *query.TextSearch) (*Index, *fts.Query, error) {
 		}
 	}
 	fq := fts.ParseQuery(ts.Search, lang, ts.CaseSensitive, ts.DiacriticSensitive)
-	ts.Bind(func(doc bson.Raw) (bool, error) { return fq.Matches(spec, doc) })
+	if exact {
+		ts.Bind(func(doc bson.Raw) (bool, error) { return fq.Holds(spec, doc) })
+	} else {
+		ts.Bind(func(doc bson.Raw) (bool, error) { return fq.Matches(spec, doc) })
+	}
 	return ix, fq, nil
 }
 
@@ -54,15 +62,34 @@ func bindFilterText(c *Collection, f *query.Filter) error {
 	if err != nil || ts == nil {
 		return err
 	}
-	_, _, err = bindText(c, ts)
+	or, _ := f.TextOr()
+	_, _, err = bindText(c, ts, or != nil)
 	return err
 }
 
 // planText plans a $text query: it binds the clause to c's text index
-// (NoQueryExecutionPlans when it is hidden) and reads the index's keys of each search term under the equality
-// values the filter gives its prefix fields.
+// (NoQueryExecutionPlans when it is hidden) and reads the index's keys of
+// each search term under the equality values the filter gives its prefix
+// fields. A clause in a branch of an $or is read as the first scan of the
+// $or's union (planTextOr).
 func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Plan, error) {
-	ix, fq, err := bindText(c, ts)
+	or, branch := q.filter.TextOr()
+	if or == nil {
+		return textScan(c, q, ts, conjuncts(q.filter.Root()), false)
+	}
+	p, err := textScan(c, q, ts, conjuncts(branch), true)
+	if err != nil {
+		return nil, err
+	}
+	return planTextOr(c, q, p, or, branch)
+}
+
+// textScan is the scan of c's text index for the clause ts whose
+// conjuncts (the clauses of the $and holding it, itself included) give
+// the equality values of the index's prefix fields: MongoDB takes them
+// from the text node's siblings alone (stripInvalidAssignmentsToTextIndexes).
+func textScan(c *Collection, q compiledFind, ts *query.TextSearch, clauses []*query.Node, exact bool) (*planner.Plan, error) {
+	ix, fq, err := bindText(c, ts, exact)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +99,7 @@ func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Pla
 			"error processing query: planner returned error :: caused by :: need exactly one text index for $text query")
 	}
 	spec := ix.text.spec
-	prefix, shown, ok := equalityPrefix(q.filter, spec.Prefix, true)
+	prefix, shown, ok := equalityPrefixOf(clauses, spec.Prefix, true)
 	if !ok {
 		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
 			"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
@@ -92,6 +119,33 @@ func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Pla
 	return planner.TextPlan(&planned, scan, ivs), nil
 }
 
+// planTextOr is the union of the $or or holding the $text clause in
+// branch, text the clause's scan (planner.Query.Text). MongoDB plans no
+// other way (the text index is mandatory): without a bounded scan of
+// every other branch, NoQueryExecutionPlans, which names the TEXT under
+// OR when the clause is itself a branch of the filter's root $or
+// (QueryPlanner::plan; fts_projection.js, SERVER-12592).
+func planTextOr(c *Collection, q compiledFind, text *planner.Plan, or, branch *query.Node) (*planner.Plan, error) {
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc, IDCollation: c.DefaultCollator(),
+		Clustered: c.Clustered(), NoIDHack: q.noIDHack, KeysOnly: q.keysOnly, Text: text}
+	if cands := planner.Candidates(planCatalog{c}, pq); len(cands) > 0 {
+		return cands[0], nil
+	}
+	if or == q.filter.Root() && branch.Kind == query.KindText {
+		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
+			"error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well.")
+	}
+	return nil, noQuerySolutions()
+}
+
+// conjuncts are the clauses of n, an $and, or n itself.
+func conjuncts(n *query.Node) []*query.Node {
+	if n.Kind == query.KindAnd {
+		return n.Children
+	}
+	return []*query.Node{n}
+}
+
 func orEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -107,12 +161,13 @@ func orEmpty(s []string) []string {
 // array as its value and so reads no keys (MongoDB's planner builds the
 // text prefix from the equality's value; jstests fts_trailing_fields.js).
 func equalityPrefix(f *query.Filter, fields []string, arrays bool) (vals []bson.RawValue, shown bson.D, ok bool) {
+	return equalityPrefixOf(conjuncts(f.Root()), fields, arrays)
+}
+
+// equalityPrefixOf is equalityPrefix over the clauses of an $and.
+func equalityPrefixOf(clauses []*query.Node, fields []string, arrays bool) (vals []bson.RawValue, shown bson.D, ok bool) {
 	if len(fields) == 0 {
 		return nil, nil, true
-	}
-	clauses := []*query.Node{f.Root()}
-	if r := f.Root(); r.Kind == query.KindAnd {
-		clauses = r.Children
 	}
 	for _, path := range fields {
 		found := false
@@ -148,7 +203,15 @@ type textSource struct {
 	ids    []string
 	scores map[string]float64
 	// keys is the first index key each document was found by.
-	keys   map[string][]byte
+	keys map[string][]byte
+	// seen, in a union (unionSource.text), is the union's set of the
+	// documents yielded, which the text search adds its own to; branch is
+	// the $or's branch holding the $text, which the documents the search
+	// yields match (MongoDB's TEXT_MATCH and the branch's filter below the
+	// OR stage): one that fails it may still come from another branch,
+	// without a score.
+	seen   map[string]struct{}
+	branch *query.Filter
 	ix     *Index
 	docBuf []byte // see docOf
 	next   int
@@ -189,7 +252,19 @@ func (s *textSource) Next() (bson.Raw, error) {
 		}
 		if found {
 			s.stats.DocsExamined++
+			if s.branch != nil {
+				ok, _, err := s.branch.MatchErr(doc)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					continue
+				}
+			}
 			s.score = s.scores[id]
+			if s.seen != nil {
+				s.seen[id] = struct{}{}
+			}
 			return doc, nil
 		}
 	}

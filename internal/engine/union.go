@@ -4,11 +4,17 @@ import "go.mongodb.org/mongo-driver/v2/bson"
 
 // unionSource reads the scans of an index union (MongoDB's OR stage) one
 // after the other. They share one set of the documents seen (by encoded
-// _id), so each document comes once whatever scans hold it.
+// _id), so each document comes once whatever scans hold it. A $text
+// branch's search (text) is read before them, and gives its documents
+// their scores.
 type unionSource struct {
-	srcs   []*planSource
-	i      int
-	closer func() error
+	srcs []*planSource
+	i    int
+	// text is the $text branch's search; textDone reports that it has
+	// given all its documents.
+	text     *textSource
+	textDone bool
+	closer   func() error
 	// replay holds the documents a trial's winner returned during its
 	// trial (trialDoc.src names the scan of each), which Next returns
 	// first; resume is then the scan the union was reading.
@@ -27,6 +33,13 @@ func (u *unionSource) Next() (bson.Raw, error) {
 			return s.replayNext(), nil
 		}
 		u.i, u.replay = u.resume, nil
+	}
+	if u.text != nil && !u.textDone {
+		doc, err := u.text.Next()
+		if doc != nil || err != nil {
+			return doc, err
+		}
+		u.textDone = true
 	}
 	for u.i < len(u.srcs) {
 		doc, err := u.srcs[u.i].Next()
@@ -47,8 +60,20 @@ func (u *unionSource) park() bool {
 	return parked
 }
 
+// recheckLatest rechecks a document of the $text branch as its search
+// does (textSource.recheckLatest), any other by the plain recheck.
+func (u *unionSource) recheckLatest(r *recheck, doc bson.Raw) (bson.Raw, error) {
+	if u.text != nil && !u.textDone {
+		return u.text.recheckLatest(r, doc)
+	}
+	return r.latest(doc)
+}
+
 func (u *unionSource) Close() error {
 	var err error
+	if u.text != nil {
+		err = u.text.Close()
+	}
 	for _, s := range u.srcs {
 		err = firstErr(err, s.Close())
 	}

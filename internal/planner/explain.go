@@ -53,7 +53,7 @@ func (p *Plan) ShowsFetch(clustered bool) bool {
 
 // Explain builds the explain tree of p under s, in the shape of MongoDB's
 // winningPlan: COLLSCAN, IDHACK, or FETCH over IXSCAN or over an OR of
-// IXSCANs (a covered plan's IXSCAN alone), then SORT, SKIP,
+// IXSCANs and of a $text branch's TEXT_MATCH (a covered plan's IXSCAN alone), then SORT, SKIP,
 // PROJECTION_DEFAULT (PROJECTION_COVERED, RETURN_KEY) and LIMIT as the find needs them
 // (no LIMIT over a blocking sort, which limits itself); a
 // count's COUNT over its plan; a distinct scan's PROJECTION_COVERED over
@@ -90,6 +90,10 @@ func (p *Plan) Explain(s Shape) bson.D {
 	case p.Or != nil:
 		scans := bson.A{}
 		for _, br := range p.Or {
+			if br.Text != nil {
+				scans = append(scans, br.textStage(s))
+				continue
+			}
 			scans = append(scans, br.scanStage())
 		}
 		or := bson.D{{Key: "stage", Value: "OR"}, {Key: "inputStages", Value: scans}}

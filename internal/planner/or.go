@@ -8,32 +8,55 @@ import (
 )
 
 // orPlans are the index unions of the query (MongoDB's OR stage): one for
-// each $or among the conjuncts whose every branch some index bounds. A
-// branch is planned with its own conditions and the other conjuncts (a
-// match satisfies both), by the best-scoring bounded scan; the union
-// yields each document once, whatever branches hold it, in no useful
-// order.
+// each $or among the conjuncts whose every branch some index bounds.
 func orPlans(indexes []Index, leaves []*query.Node, idColl *collation.Collator, storeByID bool) []*Plan {
 	var out []*Plan
 	for i, n := range leaves {
 		if n.Kind != query.KindOr {
 			continue
 		}
-		outer := slices.Delete(slices.Clone(leaves), i, i+1)
-		or := &Plan{}
-		for _, br := range n.Children {
-			p := bestBounded(indexes, append(slices.Clip(outer), constraintLeaves(br)...), idColl, storeByID)
-			if p == nil {
-				or = nil
-				break
-			}
-			or.Or = append(or.Or, p)
-		}
-		if or != nil {
+		if or := union(indexes, leaves, i, nil, nil, idColl, storeByID); or != nil {
 			out = append(out, or)
 		}
 	}
 	return out
+}
+
+// union is the index union of leaves[i], an $or, or nil when a branch has
+// no bounded scan. A branch is planned with its own conditions and the
+// other conjuncts (a match satisfies both), by the best-scoring bounded
+// scan; the union yields each document once, whatever branches hold it,
+// in no useful order. text, when set, is the scan of textBranch, the
+// branch holding the $text clause: the union reads it first, so that a
+// document it shares with another branch carries its score (MongoDB's
+// fts_projection.js, SERVER-12173), and is that scan alone when the $or
+// has no other branch (MongoDB drops an $or of one clause).
+func union(indexes []Index, leaves []*query.Node, i int, textBranch *query.Node, text *Plan, idColl *collation.Collator, storeByID bool) *Plan {
+	outer := slices.Delete(slices.Clone(leaves), i, i+1)
+	or := &Plan{}
+	if text != nil {
+		or.Or = append(or.Or, text)
+	}
+	for _, br := range leaves[i].Children {
+		if text != nil && br == textBranch {
+			continue
+		}
+		if text != nil && bestBounded(indexes, constraintLeaves(br), idColl, storeByID) == nil {
+			// MongoDB indexes each branch of an $or by its own
+			// conditions (the other conjuncts may only narrow a scan
+			// it has), and a $text query has no plan without one.
+			return nil
+		}
+		p := bestBounded(indexes, append(slices.Clip(outer), constraintLeaves(br)...), idColl, storeByID)
+		if p == nil {
+			return nil
+		}
+		or.Or = append(or.Or, p)
+	}
+	if text != nil && len(or.Or) == 1 {
+		return text
+	}
+	return or
 }
 
 // bestBounded is the best-scoring scan that bounds the query of leaves

@@ -48,6 +48,13 @@ type Query struct {
 	// as MongoDB's RETURN_KEY over an IXSCAN does (Plan.Covered, with no
 	// field).
 	KeysOnly bool
+	// Text is the scan of the text index for the filter's $text clause
+	// when it is in a branch of an $or among the conjuncts
+	// (query.Filter.TextOr; TextPlan, for the branch). MongoDB must read
+	// the search through the index (a mandatory assignment): the one
+	// candidate is then the union of that $or, none when another branch
+	// has no bounded scan.
+	Text *Plan
 }
 
 // Plan is how a query reads its candidates: a scan of the document store
@@ -203,7 +210,8 @@ func NaturalScan(dir int, sorted bool) *Plan {
 }
 
 // Candidates lists the access paths for q on the collection of cat, best
-// first by score: the hinted index alone; a read of one _id alone;
+// first by score: the union holding q.Text alone (none without one); the
+// hinted index alone; a read of one _id alone;
 // else every index (and the _id order) that bounds the query or yields
 // its sort; else a scan of the document store. Indexes that may lack a
 // matching document (partial, sparse) are used only when the query proves
@@ -237,6 +245,17 @@ func (q Query) sortFor(ix *Index) ([]string, []int) {
 
 func candidates(cat Catalog, q Query) []*Plan {
 	leaves := constraintLeaves(q.Filter.Root())
+	if q.Text != nil {
+		or, branch := q.Filter.TextOr()
+		i := slices.Index(leaves, or)
+		if i < 0 {
+			return nil
+		}
+		if p := union(cat.Indexes(), leaves, i, branch, q.Text, q.IDCollation, cat.StoreByID()); p != nil {
+			return []*Plan{p}
+		}
+		return nil
+	}
 	sortFields, sortDirs := q.sortFor(nil)
 	idPlan := buildWith(nil, q.IDCollation, leaves, sortFields, sortDirs)
 	switch {

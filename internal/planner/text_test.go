@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/query"
 )
 
 // stageNames are the stages of an explain tree, depth first.
@@ -51,6 +53,51 @@ func TestTextPlanStages(t *testing.T) {
 		p := TextPlan(ix, &TextScan{Terms: tt.terms, Score: tt.score, Parsed: bson.D{}}, ivs)
 		if got := strings.Join(stageNames(p.Explain(Shape{})), " "); got != tt.want {
 			t.Errorf("%v score %v: %s, want %s", tt.terms, tt.score, got, tt.want)
+		}
+	}
+}
+
+// A $text in a branch of an $or among the conjuncts is read as the first
+// scan of the $or's union, the one candidate, whose other branches each
+// need a bounded scan of their own conditions (MongoDB's
+// buildIndexedOr; fts_projection.js, or_inexact.js cases 8-10, fts6.js);
+// an $or of the $text alone is the text scan.
+func TestTextOrCandidates(t *testing.T) {
+	kp, _ := bson.Marshal(bson.D{{Key: "_fts", Value: "text"}, {Key: "_ftsx", Value: int32(1)}})
+	textIx := &Index{Name: "a_text", KeyPattern: kp}
+	cat := parseCatalog(t, "index x_1 {\"x\": 1}\nindex y_1 {\"y\": 1}")
+	text := `{"$text": {"$search": "banana"}}`
+	for _, tt := range []struct {
+		filter string
+		want   string // the stages of the one candidate, "" for none
+	}{
+		{`{"$or": [` + text + `, {"x": 1}]}`, "FETCH OR TEXT_MATCH FETCH IXSCAN IXSCAN"},
+		{`{"$or": [{"x": 1}, ` + text + `, {"_id": 3}]}`, "FETCH OR TEXT_MATCH FETCH IXSCAN IXSCAN IXSCAN"},
+		{`{"z": 1, "$or": [{"y": {"$gt": 2}}, {"$and": [` + text + `, {"z": 2}]}]}`, "FETCH OR TEXT_MATCH FETCH IXSCAN IXSCAN"},
+		{`{"$or": [` + text + `]}`, "TEXT_MATCH FETCH IXSCAN"},
+		{`{"$or": [` + text + `, {"z": 1}]}`, ""},
+		// the other conjuncts do not index a branch
+		{`{"x": 1, "$or": [` + text + `, {"z": 1}]}`, ""},
+		{`{"_id": 1, "$or": [` + text + `, {"z": 1}]}`, ""},
+	} {
+		f, err := query.Compile(ext(t, tt.filter))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp := TextPlan(textIx, &TextScan{Terms: []string{"banana"}, Parsed: bson.D{}}, make([]Interval, 1))
+		cands := Candidates(cat, Query{Filter: f, Text: tp})
+		got := ""
+		if len(cands) > 1 {
+			t.Errorf("%s: %d candidates, want one", tt.filter, len(cands))
+		}
+		if len(cands) > 0 {
+			got = strings.Join(stageNames(cands[0].Explain(Shape{})), " ")
+			if cands[0] != tp && cands[0].Or[0] != tp {
+				t.Errorf("%s: the text scan is not read first", tt.filter)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.filter, got, tt.want)
 		}
 	}
 }

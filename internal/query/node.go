@@ -148,6 +148,14 @@ type Filter struct {
 	coll              *collation.Collator
 }
 
+// Clause is the filter of n, a node of f's tree (a branch of one of its
+// $or), matched as f matches it; its Doc is f's.
+func (f *Filter) Clause(n *Node) *Filter {
+	c := *f
+	c.root = n
+	return &c
+}
+
 // Collator is the collation the filter's comparisons follow, nil for the
 // simple one.
 func (f *Filter) Collator() *collation.Collator { return f.coll }

@@ -160,8 +160,10 @@ func (s *Sort) NeedsTextScore() bool {
 	return slices.ContainsFunc(s.keys, func(k sortKey) bool { return k.textScore })
 }
 
-// KeysMeta is KeysErr with the text score keys taken from meta (40218
-// without a text score, as in MongoDB).
+// KeysMeta is KeysErr with the text score keys taken from meta: null for
+// a document without a score (one an $or's other branch found beside its
+// $text), as MongoDB's SortKeyGenerator keys a missing $meta value. A
+// query or pipeline with no $text at all is refused before it runs (40218).
 func (s *Sort) KeysMeta(doc bson.Raw, meta docsrc.Meta) ([]bson.RawValue, error) {
 	keys, err := s.KeysErr(doc)
 	if err != nil {
@@ -172,7 +174,8 @@ func (s *Sort) KeysMeta(doc bson.Raw, meta docsrc.Meta) ([]bson.RawValue, error)
 			continue
 		}
 		if !meta.HasTextScore {
-			return nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+			keys[i] = bson.RawValue{Type: bson.TypeNull}
+			continue
 		}
 		keys[i] = bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, meta.TextScore)}
 	}

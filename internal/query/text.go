@@ -95,36 +95,72 @@ func (t *TextSearch) matches(doc bson.Raw) bool {
 }
 
 // Text is the filter's $text clause, or nil. MongoDB allows one, not under
-// $nor: more fail with BadValue, as does one under $nor. Under $or MongoDB
-// unions the text search with index scans of the other branches, which
-// Folio does not (NotImplemented).
+// $nor: more fail with BadValue, as does one under $nor. One in a branch
+// of an $or among the filter's conjuncts (TextOr) MongoDB reads as a
+// branch of the index union; one under an $or nested deeper Folio does not
+// plan (NotImplemented).
 func (f *Filter) Text() (*TextSearch, error) {
+	if !f.hasExpr {
+		return nil, nil // compile sets hasExpr on meeting a $text
+	}
 	var found *TextSearch
 	var err error
-	var visit func(n *Node, under Kind)
-	visit = func(n *Node, under Kind) {
-		if n.Kind == KindText {
-			switch {
-			case found != nil:
-				err = mongoerr.New(mongoerr.BadValue, "Too many text expressions")
-			case under == KindNor:
-				err = mongoerr.New(mongoerr.BadValue, "text expression not allowed in nor")
-			case under == KindOr && err == nil:
-				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support $text inside $or yet")
-			}
-			found = n.text
+	f.visitText(func(n *Node, under Kind, ors int, _, _ *Node) {
+		switch {
+		case found != nil:
+			err = mongoerr.New(mongoerr.BadValue, "Too many text expressions")
+		case under == KindNor:
+			err = mongoerr.New(mongoerr.BadValue, "text expression not allowed in nor")
+		case ors > 1 && err == nil:
+			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support $text inside a nested $or yet")
 		}
-		for _, c := range n.Children {
-			next := under
-			if n.Kind == KindNor || n.Kind == KindOr && under != KindNor {
-				next = n.Kind
-			}
-			visit(c, next)
-		}
-	}
-	visit(f.root, KindAnd)
+		found = n.text
+	})
 	if err != nil {
 		return nil, err
 	}
 	return found, nil
+}
+
+// TextOr is the $or among the filter's conjuncts (reached from the root
+// through $and alone) one of whose branches holds the $text clause
+// through $and alone, and that branch; nil when the clause is itself a
+// conjunct, or when Text fails.
+func (f *Filter) TextOr() (or, branch *Node) {
+	if _, err := f.Text(); err != nil {
+		return nil, nil
+	}
+	f.visitText(func(_ *Node, _ Kind, ors int, o, br *Node) {
+		if ors == 1 {
+			or, branch = o, br
+		}
+	})
+	return or, branch
+}
+
+// visitText calls fn on each $text node of the filter with the nearest
+// $or or $nor above it (under, KindAnd for none; a $nor above an $or
+// counts), the number of $or above it, and the outermost $or with its
+// branch holding the node.
+func (f *Filter) visitText(fn func(n *Node, under Kind, ors int, or, branch *Node)) {
+	var visit func(n *Node, under Kind, ors int, or, branch *Node)
+	visit = func(n *Node, under Kind, ors int, or, branch *Node) {
+		if n.Kind == KindText {
+			fn(n, under, ors, or, branch)
+		}
+		for _, c := range n.Children {
+			next, nextOrs, nextOr, nextBranch := under, ors, or, branch
+			if n.Kind == KindNor || n.Kind == KindOr && under != KindNor {
+				next = n.Kind
+			}
+			if n.Kind == KindOr {
+				nextOrs++
+				if or == nil {
+					nextOr, nextBranch = n, c
+				}
+			}
+			visit(c, next, nextOrs, nextOr, nextBranch)
+		}
+	}
+	visit(f.root, KindAnd, 0, nil, nil)
 }

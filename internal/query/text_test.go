@@ -20,7 +20,11 @@ func TestTextClause(t *testing.T) {
 		{`{"x": 1, "$and": [{"$text": {"$search": "a"}}]}`, 0, ""},
 		{`{"$text": {"$search": "a"}, "$and": [{"$text": {"$search": "b"}}]}`, mongoerr.BadValue, "Too many text expressions"},
 		{`{"$nor": [{"$text": {"$search": "a"}}]}`, mongoerr.BadValue, "text expression not allowed in nor"},
-		{`{"$or": [{"$text": {"$search": "a"}}, {"x": 1}]}`, mongoerr.NotImplemented, "Folio does not support $text inside $or yet"},
+		{`{"$or": [{"$text": {"$search": "a"}}, {"x": 1}]}`, 0, ""},
+		{`{"x": 1, "$or": [{"y": 1}, {"$and": [{"$text": {"$search": "a"}}, {"x": 1}]}]}`, 0, ""},
+		{`{"$or": [{"x": 1}, {"$or": [{"$text": {"$search": "a"}}, {"z": 3}]}]}`, mongoerr.NotImplemented, "Folio does not support $text inside a nested $or yet"},
+		{`{"$or": [{"x": 1}, {"y": 1, "$or": [{"$text": {"$search": "a"}}, {"z": 3}]}]}`, mongoerr.NotImplemented, "Folio does not support $text inside a nested $or yet"},
+		{`{"$nor": [{"$or": [{"$text": {"$search": "a"}}]}]}`, mongoerr.BadValue, "text expression not allowed in nor"},
 	} {
 		f, err := Compile(ext(t, tt.filter))
 		if err != nil {
@@ -40,6 +44,38 @@ func TestTextClause(t *testing.T) {
 		ts.Bind(func(bson.Raw) (bool, error) { return true, nil })
 		if !f.Match(ext(t, `{"x": 1}`)) {
 			t.Errorf("%s: bound match failed", tt.filter)
+		}
+	}
+}
+
+// TextOr finds the $or among the conjuncts whose branch holds the $text
+// clause, and the branch (the $text itself, or the $and holding it).
+func TestTextOr(t *testing.T) {
+	for _, tt := range []struct {
+		filter string
+		branch int // -1: no $or
+		kind   Kind
+	}{
+		{`{"$text": {"$search": "a"}}`, -1, 0},
+		{`{"x": 1, "$and": [{"$text": {"$search": "a"}}]}`, -1, 0},
+		{`{"$or": [{"$text": {"$search": "a"}}, {"x": 1}]}`, 0, KindText},
+		{`{"y": 2, "$or": [{"x": 1}, {"$text": {"$search": "a"}, "z": 3}]}`, 1, KindAnd},
+		{`{"$and": [{"$or": [{"x": 1}, {"$and": [{"z": 3}, {"$text": {"$search": "a"}}]}]}]}`, 1, KindAnd},
+		{`{"$or": [{"x": 1}, {"$or": [{"$text": {"$search": "a"}}, {"z": 3}]}]}`, -1, 0},
+	} {
+		f, err := Compile(ext(t, tt.filter))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.filter, err)
+		}
+		or, br := f.TextOr()
+		if tt.branch < 0 {
+			if or != nil || br != nil {
+				t.Errorf("%s: TextOr() = %v, %v; want none", tt.filter, or, br)
+			}
+			continue
+		}
+		if or == nil || or.Kind != KindOr || br != or.Children[tt.branch] || br.Kind != tt.kind {
+			t.Errorf("%s: TextOr() = %v, %v; want branch %d, a %v", tt.filter, or, br, tt.branch, tt.kind)
 		}
 	}
 }

@@ -41,7 +41,8 @@ func textQuery(search, language string, caseSens, diacriticSens bool) bson.D {
 }
 
 // The corpus through the server: find, count and aggregate answer each
-// search with MongoDB's documents.
+// search with MongoDB's documents, find and count also with the search in
+// a branch of an $or.
 func TestTextSearchCorpus(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -75,6 +76,17 @@ func TestTextSearchCorpus(t *testing.T) {
 			}
 			if n, err := coll.CountDocuments(ctx, filter); err != nil || n != int64(len(want)) {
 				t.Errorf("%s: count %q: %d, %v; want %d", c.Name, q.Search, n, err, len(want))
+			}
+			// In a branch of an $or, beside a branch the _id index bounds
+			// but no document matches, the search finds the same.
+			inOr := doc("$or", bson.A{filter, doc("_id", doc("$gte", 0), "never", true)})
+			got = ids(findAll(t, coll, inOr))
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: find %q in $or: got %v, want %v", c.Name, q.Search, got, want)
+			}
+			if n, err := coll.CountDocuments(ctx, inOr); err != nil || n != int64(len(want)) {
+				t.Errorf("%s: count %q in $or: %d, %v; want %d", c.Name, q.Search, n, err, len(want))
 			}
 			cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$match", Value: filter}}, bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}})
 			if err != nil {
@@ -478,7 +490,13 @@ func TestTextErrors(t *testing.T) {
 		// and no tailable cursor, even on a capped collection
 		{textQuery("x", "", false, false), options.Find().SetCursorType(options.Tailable), 2, "text and tailable cursor not allowed in same query"},
 		{doc("b", 1), options.Find().SetHint("a_text"), 291, ""},
-		{doc("$or", bson.A{textQuery("x", "", false, false), doc("b", 1)}), nil, 238, ""},
+		// an $or's other branches need an index (QueryPlanner::plan:
+		// TEXT under OR when the $text is a branch of the root $or)
+		{doc("$or", bson.A{textQuery("x", "", false, false), doc("c", 1)}), nil, 291,
+			"error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well."},
+		{doc("b", 1, "$or", bson.A{textQuery("x", "", false, false), doc("c", 1)}), nil, 291, "error processing query: planner returned error :: caused by :: No query solutions"},
+		{doc("$or", bson.A{doc("c", 1, "$text", doc("$search", "x")), doc("c", 2)}), nil, 291, "error processing query: planner returned error :: caused by :: No query solutions"},
+		{doc("$or", bson.A{doc("b", 1), doc("b", 2, "$or", bson.A{textQuery("x", "", false, false), doc("b", 3)})}), nil, 238, "Folio does not support $text inside a nested $or yet"},
 		{doc("$text", doc("$search", "x"), "g", doc("$nearSphere", bson.A{0, 0})), nil, 2, ""},
 	} {
 		_, err := coll.Find(ctx, tt.filter, tt.opts)
@@ -620,5 +638,106 @@ func TestTextAggregateExplainScores(t *testing.T) {
 		if s := ex.String(); !strings.Contains(s, `"stage": "`+tt.want+`"`) || tt.want == "OR" && strings.Contains(s, "TEXT_OR") {
 			t.Errorf("%v: %s, want %s", tt.pipeline, s, tt.want)
 		}
+	}
+}
+
+// A $text in a branch of an $or is one branch of the index union, read
+// first: its documents carry their scores, the other branches' none
+// (projected as nothing, sorted last). MongoDB's fts_projection.js
+// (SERVER-12173), or_inexact.js cases 8 to 10 (a compound text index's
+// prefix in the branch), fts6.js.
+func TestTextInOr(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	search := textQuery("textual content -irrelevant", "", false, false)
+	coll := textColl(t, client, "", doc("a", "text"), nil,
+		doc("_id", 0, "a", "textual content"), doc("_id", 1, "a", "additional content", "b", -1),
+		doc("_id", 2, "a", "irrelevant content"), doc("_id", 3, "a", "nothing"))
+	scores := map[string]float64{}
+	for _, d := range findAll(t, coll, search, options.Find().SetProjection(doc("s", scoreMeta))) {
+		scores[d.Lookup("_id").String()] = d.Lookup("s").Double()
+	}
+	if len(scores) != 2 {
+		t.Fatalf("scores %v", scores)
+	}
+	// _id 1 matches both branches and keeps its score; _id 3 has none
+	got := findAll(t, coll, doc("$or", bson.A{doc("_id", 1), search, doc("_id", 3)}),
+		options.Find().SetProjection(doc("s", scoreMeta)).SetSort(doc("s", scoreMeta)).SetBatchSize(1))
+	if len(got) != 3 || got[2].Lookup("_id").Int32() != 3 || got[2].Lookup("s").Type != 0 {
+		t.Fatalf("sorted by score: %s", docsString(got))
+	}
+	for _, d := range got[:2] {
+		if s, ok := d.Lookup("s").DoubleOK(); !ok || s != scores[d.Lookup("_id").String()] {
+			t.Errorf("score of %s, want %v", d, scores)
+		}
+	}
+	docs := aggregateAll(t, coll, bson.A{doc("$match", doc("$or", bson.A{search, doc("_id", 3)})), doc("$project", doc("s", scoreMeta)), doc("$sort", doc("_id", 1))})
+	if len(docs) != 3 || docs[0].Lookup("s").Double() != scores[docs[0].Lookup("_id").String()] ||
+		docs[1].Lookup("s").Double() != scores[docs[1].Lookup("_id").String()] || docs[2].Lookup("s").Type != 0 {
+		t.Errorf("aggregate: %s", docsString(docs))
+	}
+	if n, err := coll.CountDocuments(ctx, doc("$or", bson.A{search, doc("_id", doc("$gt", 1))})); err != nil || n != 4 {
+		t.Errorf("count: %d %v", n, err)
+	}
+	// explain: an OR over the text search's TEXT_MATCH (TEXT_OR for the
+	// scores) and the _id scan
+	var ex bson.Raw
+	if err := coll.Database().RunCommand(ctx, doc("explain", doc("find", coll.Name(), "filter", doc("$or", bson.A{search, doc("_id", 1)}),
+		"projection", doc("s", scoreMeta)), "verbosity", "queryPlanner")).Decode(&ex); err != nil {
+		t.Fatal(err)
+	}
+	or := ex.Lookup("queryPlanner", "winningPlan", "inputStage", "inputStage")
+	if or.Document().Lookup("stage").StringValue() != "OR" || !strings.Contains(or.String(), `"stage": "TEXT_MATCH"`) ||
+		!strings.Contains(or.String(), `"stage": "TEXT_OR"`) || !strings.Contains(or.String(), `"indexName": "_id_"`) {
+		t.Errorf("explain: %s", ex.Lookup("queryPlanner", "winningPlan"))
+	}
+	// Writes read the union too.
+	if res, err := coll.UpdateMany(ctx, doc("$or", bson.A{search, doc("_id", 3)}), doc("$set", doc("u", true))); err != nil || res.ModifiedCount != 3 {
+		t.Errorf("updateMany: %+v %v", res, err)
+	}
+	var fam bson.Raw
+	if err := coll.FindOneAndUpdate(ctx, doc("$or", bson.A{doc("_id", 0), search}), doc("$set", doc("v", 1)),
+		options.FindOneAndUpdate().SetProjection(doc("s", scoreMeta)).SetSort(doc("_id", 1))).Decode(&fam); err != nil || fam.Lookup("s").Double() != scores[fam.Lookup("_id").String()] {
+		t.Errorf("findAndModify: %s %v", fam, err)
+	}
+	if res, err := coll.DeleteMany(ctx, doc("$or", bson.A{textQuery("irrelevant", "", false, false), doc("_id", 3)})); err != nil || res.DeletedCount != 2 {
+		t.Errorf("deleteMany: %+v %v", res, err)
+	}
+
+	// or_inexact.js cases 8 to 10: the prefix's equality in the branch
+	inexact := func(name string, docs ...any) *mongo.Collection {
+		c := textColl(t, client, name, doc("pre", 1, "names", "text"), nil, docs...)
+		if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("other", 1)}); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	dave := textQuery("dave", "", false, false)
+	c := inexact("case8", doc("_id", 0, "pre", 3, "names", "david dave", "other", 1), doc("_id", 1, "pre", 4, "names", "joseph joe joey", "other", 2))
+	if got := ids(findAll(t, c, doc("$or", bson.A{append(doc("pre", 3), dave...), doc("other", 2)}))); len(got) != 2 {
+		t.Errorf("case 8: %v", got)
+	}
+	c = inexact("case9", doc("_id", 0, "pre", 3, "names", "david dave", "other", "foo"), doc("_id", 1, "pre", 5, "names", "david dave", "other", "foo"),
+		doc("_id", 2, "pre", 4, "names", "joseph joe joey", "other", "bar"))
+	if got := ids(findAll(t, c, doc("$or", bson.A{append(doc("pre", 3), dave...), doc("other", bson.Regex{Pattern: "bar"})}))); len(got) != 2 {
+		t.Errorf("case 9: %v", got)
+	}
+	c = inexact("case10", doc("_id", 0, "pre", 3, "names", "david dave", "other", "foo"), doc("_id", 1, "pre", 3, "names", "david dave", "other", "foo"),
+		doc("_id", 2, "pre", 4, "names", "joseph joe joey", "other", "bar"))
+	if got := ids(findAll(t, c, doc("$or", bson.A{append(doc("pre", 3, "other", "foo"), dave...), doc("other", bson.Regex{Pattern: "bar"})}))); len(got) != 3 {
+		t.Errorf("case 10: %v", got)
+	}
+	// the prefix's equality beside the $or does not serve the branch
+	_, err := c.Find(ctx, doc("pre", 3, "$or", bson.A{dave, doc("other", "bar")}))
+	requireError(t, err, 291, "NoQueryExecutionPlans",
+		"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
+
+	// fts6.js
+	c = textColl(t, client, "fts6", doc("b", "text"), nil, doc("_id", 1, "a", 0), doc("_id", 2, "a", 0, "b", "foo"))
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(findAll(t, c, doc("a", 0, "$or", bson.A{doc("_id", 2), textQuery("foo", "", false, false)}))); fmt.Sprint(got) != "[2]" {
+		t.Errorf("fts6: %v", got)
 	}
 }
