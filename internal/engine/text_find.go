@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -77,7 +78,17 @@ func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Pla
 	if or == nil {
 		return textScan(c, q, ts, conjuncts(q.filter.Root()), false)
 	}
-	p, err := textScan(c, q, ts, conjuncts(branch), true)
+	clauses := conjuncts(branch)
+	if len(or.Children) == 1 {
+		// MongoDB drops an $or of one clause into the $and above it,
+		// whose clauses are then the $text's siblings too.
+		for _, n := range conjuncts(q.filter.Root()) {
+			if n != or {
+				clauses = append(slices.Clip(clauses), n)
+			}
+		}
+	}
+	p, err := textScan(c, q, ts, clauses, true)
 	if err != nil {
 		return nil, err
 	}

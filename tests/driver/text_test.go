@@ -727,6 +727,10 @@ func TestTextInOr(t *testing.T) {
 	if got := ids(findAll(t, c, doc("$or", bson.A{append(doc("pre", 3, "other", "foo"), dave...), doc("other", bson.Regex{Pattern: "bar"})}))); len(got) != 3 {
 		t.Errorf("case 10: %v", got)
 	}
+	// an $or of one branch is that branch, beside the other conjuncts
+	if got := ids(findAll(t, c, doc("pre", 3, "$or", bson.A{dave}))); fmt.Sprint(got) != "[0 1]" {
+		t.Errorf("$or of one branch: %v", got)
+	}
 	// the prefix's equality beside the $or does not serve the branch
 	_, err := c.Find(ctx, doc("pre", 3, "$or", bson.A{dave, doc("other", "bar")}))
 	requireError(t, err, 291, "NoQueryExecutionPlans",
