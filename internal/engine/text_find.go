@@ -79,7 +79,7 @@ func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Pla
 		return textScan(c, q, ts, conjuncts(q.filter.Root()), false)
 	}
 	clauses := conjuncts(branch)
-	if len(or.Children) == 1 {
+	if len(query.OrBranches(or)) == 1 {
 		// MongoDB drops an $or of one clause into the $and above it,
 		// whose clauses are then the $text's siblings too.
 		for _, n := range conjuncts(q.filter.Root()) {

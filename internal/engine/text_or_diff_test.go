@@ -82,6 +82,11 @@ func checkTextOrDataset(t *testing.T, e *Engine, seed uint64, n int) int {
 		others := g.OrFilter()[0].Value.(bson.A)
 		at := g.Intn(len(others) + 1)
 		branches := append(append(append(bson.A{}, others[:at]...), textBranch), others[at:]...)
+		if g.Intn(4) == 0 {
+			// an $or among the branches, whose branches are the union's
+			cut := g.Intn(len(branches))
+			branches = append(branches[:cut:cut], bson.D{{Key: "$or", Value: branches[cut:]}})
+		}
 		var outer bson.A
 		if g.Intn(3) == 0 {
 			outer = bson.A{g.Query()}

@@ -30,14 +30,19 @@ func orPlans(indexes []Index, leaves []*query.Node, idColl *collation.Collator, 
 // branch holding the $text clause: the union reads it first, so that a
 // document it shares with another branch carries its score (MongoDB's
 // fts_projection.js, SERVER-12173), and is that scan alone when the $or
-// has no other branch (MongoDB drops an $or of one clause).
+// has no other branch (MongoDB drops an $or of one clause); the branches
+// of an $or among the $or's are then its own (query.OrBranches).
 func union(indexes []Index, leaves []*query.Node, i int, textBranch *query.Node, text *Plan, idColl *collation.Collator, storeByID bool) *Plan {
 	outer := slices.Delete(slices.Clone(leaves), i, i+1)
 	or := &Plan{}
 	if text != nil {
 		or.Or = append(or.Or, text)
 	}
-	for _, br := range leaves[i].Children {
+	branches := leaves[i].Children
+	if text != nil {
+		branches = query.OrBranches(leaves[i])
+	}
+	for _, br := range branches {
 		if text != nil && br == textBranch {
 			continue
 		}

@@ -75,6 +75,9 @@ func TestTextOrCandidates(t *testing.T) {
 		{`{"$or": [{"x": 1}, ` + text + `, {"_id": 3}]}`, "FETCH OR TEXT_MATCH FETCH IXSCAN IXSCAN IXSCAN"},
 		{`{"z": 1, "$or": [{"y": {"$gt": 2}}, {"$and": [` + text + `, {"z": 2}]}]}`, "FETCH OR TEXT_MATCH FETCH IXSCAN IXSCAN"},
 		{`{"$or": [` + text + `]}`, "TEXT_MATCH FETCH IXSCAN"},
+		// an $or among the branches lends them its own
+		{`{"$or": [{"x": 1}, {"$or": [{"y": 1}, ` + text + `]}]}`, "FETCH OR TEXT_MATCH FETCH IXSCAN IXSCAN IXSCAN"},
+		{`{"$or": [{"x": 1}, {"$or": [{"z": 1}, ` + text + `]}]}`, ""},
 		{`{"$or": [` + text + `, {"z": 1}]}`, ""},
 		// the other conjuncts do not index a branch
 		{`{"x": 1, "$or": [` + text + `, {"z": 1}]}`, ""},

@@ -123,9 +123,9 @@ func (f *Filter) Text() (*TextSearch, error) {
 }
 
 // TextOr is the $or among the filter's conjuncts (reached from the root
-// through $and alone) one of whose branches holds the $text clause
-// through $and alone, and that branch; nil when the clause is itself a
-// conjunct, or when Text fails.
+// through $and alone) one of whose branches (OrBranches) holds the $text
+// clause through $and alone, and that branch; nil when the clause is
+// itself a conjunct, or when Text fails.
 func (f *Filter) TextOr() (or, branch *Node) {
 	if _, err := f.Text(); err != nil {
 		return nil, nil
@@ -141,10 +141,12 @@ func (f *Filter) TextOr() (or, branch *Node) {
 // visitText calls fn on each $text node of the filter with the nearest
 // $or or $nor above it (under, KindAnd for none; a $nor above an $or
 // counts), the number of $or above it, and the outermost $or with its
-// branch holding the node.
+// branch holding the node. An $or that is a branch of an $or counts as
+// its branches, as MongoDB lifts them into the $or above
+// (ListOfMatchExpression's optimizer): its branches are the outer one's.
 func (f *Filter) visitText(fn func(n *Node, under Kind, ors int, or, branch *Node)) {
-	var visit func(n *Node, under Kind, ors int, or, branch *Node)
-	visit = func(n *Node, under Kind, ors int, or, branch *Node) {
+	var visit func(n *Node, under Kind, ors int, or, branch *Node, inOr bool)
+	visit = func(n *Node, under Kind, ors int, or, branch *Node, inOr bool) {
 		if n.Kind == KindText {
 			fn(n, under, ors, or, branch)
 		}
@@ -153,14 +155,31 @@ func (f *Filter) visitText(fn func(n *Node, under Kind, ors int, or, branch *Nod
 			if n.Kind == KindNor || n.Kind == KindOr && under != KindNor {
 				next = n.Kind
 			}
-			if n.Kind == KindOr {
+			switch {
+			case n.Kind == KindOr && inOr:
+				nextBranch = c // lifted into the $or above
+			case n.Kind == KindOr:
 				nextOrs++
 				if or == nil {
 					nextOr, nextBranch = n, c
 				}
 			}
-			visit(c, next, nextOrs, nextOr, nextBranch)
+			visit(c, next, nextOrs, nextOr, nextBranch, n.Kind == KindOr)
 		}
 	}
-	visit(f.root, KindAnd, 0, nil, nil)
+	visit(f.root, KindAnd, 0, nil, nil, false)
+}
+
+// OrBranches are the branches of n, an $or: its clauses, those of an $or
+// among them in its place (MongoDB lifts an $or's $or branches into it).
+func OrBranches(n *Node) []*Node {
+	var out []*Node
+	for _, c := range n.Children {
+		if c.Kind == KindOr {
+			out = append(out, OrBranches(c)...)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -494,6 +494,8 @@ func TestTextErrors(t *testing.T) {
 		// TEXT under OR when the $text is a branch of the root $or)
 		{doc("$or", bson.A{textQuery("x", "", false, false), doc("c", 1)}), nil, 291,
 			"error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well."},
+		{doc("$or", bson.A{doc("b", 1), doc("$or", bson.A{textQuery("x", "", false, false), doc("c", 1)})}), nil, 291,
+			"error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well."},
 		{doc("b", 1, "$or", bson.A{textQuery("x", "", false, false), doc("c", 1)}), nil, 291, "error processing query: planner returned error :: caused by :: No query solutions"},
 		{doc("$or", bson.A{doc("c", 1, "$text", doc("$search", "x")), doc("c", 2)}), nil, 291, "error processing query: planner returned error :: caused by :: No query solutions"},
 		{doc("$or", bson.A{doc("b", 1), doc("b", 2, "$or", bson.A{textQuery("x", "", false, false), doc("b", 3)})}), nil, 238, "Folio does not support $text inside a nested $or yet"},
@@ -670,6 +672,10 @@ func TestTextInOr(t *testing.T) {
 		if s, ok := d.Lookup("s").DoubleOK(); !ok || s != scores[d.Lookup("_id").String()] {
 			t.Errorf("score of %s, want %v", d, scores)
 		}
+	}
+	// an $or among the branches lends them its own
+	if got := ids(findAll(t, coll, doc("$or", bson.A{doc("_id", 3), doc("$or", bson.A{search, doc("_id", 1)})}))); len(got) != 3 {
+		t.Errorf("nested $or: %v", got)
 	}
 	docs := aggregateAll(t, coll, bson.A{doc("$match", doc("$or", bson.A{search, doc("_id", 3)})), doc("$project", doc("s", scoreMeta)), doc("$sort", doc("_id", 1))})
 	if len(docs) != 3 || docs[0].Lookup("s").Double() != scores[docs[0].Lookup("_id").String()] ||
