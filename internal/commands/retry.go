@@ -113,18 +113,17 @@ func updateResult(w engine.Write) sessions.Result {
 
 // findAndModifyResult returns what a findAndModify statement did; the
 // record keeps the unprojected document the command returns, which a retry
-// projects again (as MongoDB keeps the image in its oplog).
+// projects again (as MongoDB keeps the image in its oplog). An upsert's
+// record keeps the document it inserted whatever new asked, as the insert's
+// oplog entry holds it: a retry asking for the new document gets it
+// (parseOplogEntryForFindAndModify).
 func findAndModifyResult(spec engine.FindAndModifySpec) func(engine.Write) sessions.Result {
 	return func(w engine.Write) sessions.Result {
 		switch {
 		case spec.Remove:
 			return sessions.Result{Op: sessions.OpDelete, N: 1, Value: slices.Clone(w.Old)}
 		case w.Old == nil:
-			r := sessions.Result{Op: sessions.OpInsert, N: 1, Upserted: docID(w.New)}
-			if spec.New {
-				r.Value = slices.Clone(w.New)
-			}
-			return r
+			return sessions.Result{Op: sessions.OpInsert, N: 1, Upserted: docID(w.New), Value: slices.Clone(w.New)}
 		}
 		r := sessions.Result{Op: sessions.OpUpdate, N: 1, UpdatedExisting: true, Value: slices.Clone(w.Old)}
 		if spec.New {

@@ -519,6 +519,7 @@ func TestRetryByAnotherKindOfCommand(t *testing.T) {
 		return append(bson.D{{Key: "findAndModify", Value: "kinds"}, {Key: "query", Value: bson.D{{Key: "_id", Value: id}}}}, extra...)
 	}
 	inc := bson.E{Key: "update", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}
+	upsert := bson.E{Key: "upsert", Value: true}
 	insert := bson.D{{Key: "insert", Value: "kinds"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 4}}}}}
 	for i, tc := range []struct {
 		name         string
@@ -535,6 +536,10 @@ func TestRetryByAnotherKindOfCommand(t *testing.T) {
 		{"update of a findAndModify update", fam(1, inc), update, 0, `{"$numberInt":"1"}`, "nModified"},
 		{"findAndModify remove of a findAndModify update", fam(1, inc), fam(1, bson.E{Key: "remove", Value: true}), 0,
 			`{"n": {"$numberInt":"1"},"updatedExisting": true}`, "lastErrorObject"},
+		{"findAndModify new of a findAndModify upsert", fam(5, inc, upsert), fam(5, inc, upsert, bson.E{Key: "new", Value: true}), 0,
+			`{"_id": {"$numberInt":"5"},"n": {"$numberInt":"1"}}`, "value"},
+		{"findAndModify of a findAndModify new upsert", fam(6, inc, upsert, bson.E{Key: "new", Value: true}), fam(6, inc, upsert), 0,
+			`null`, "value"},
 	} {
 		txn := int64(i + 1)
 		mustRunRaw(t, db, inSession(tc.first, lsid, txn))
