@@ -57,6 +57,9 @@ func compile(filter bson.Raw, env *parseEnv) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(root.Children) > 0 {
+		rankPositions(root)
+	}
 	f := &Filter{root: root, doc: filter}
 	Walk(root, func(n *Node) bool {
 		switch n.Kind {

@@ -12,22 +12,14 @@ var (
 )
 
 // matchDoc evaluates n against a document. pos is the positional index
-// recorded by the last child that traversed an array (MongoDB's
-// MatchDetails elemMatchKey), or -1.
+// recorded by the child MongoDB's normalized tree evaluates last among
+// those that traversed an array (MatchDetails' elemMatchKey; see
+// matchAnd), or -1.
 func (n *Node) matchDoc(doc []byte) (bool, int) {
 	switch n.Kind {
 	case KindAnd:
-		pos := -1
-		for _, c := range n.Children {
-			ok, p := c.matchDoc(doc)
-			if !ok {
-				return false, -1
-			}
-			if p >= 0 {
-				pos = p
-			}
-		}
-		return true, pos
+		ok, pos, _ := n.matchAnd(doc)
+		return ok, pos
 	case KindOr:
 		// MongoDB's $or records no position (its clauses match without
 		// MatchDetails), unless its optimizer made it its only clause or

@@ -124,6 +124,11 @@ type Node struct {
 	// orIn marks an $or that MongoDB's optimizer rewrites into one $in:
 	// two or more equalities (not to a regex) or regexes on one path.
 	orIn bool
+	// absorbed marks a $and whose clauses MongoDB's optimizer hoists into
+	// its parent $and's, and posRank is a clause's place in its $and as
+	// MongoDB sorts it (see rankPositions).
+	absorbed bool
+	posRank  int32
 }
 
 // Walk calls fn for n and, while fn returns true, for each node below it in

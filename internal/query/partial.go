@@ -155,34 +155,11 @@ func equivalentNodes(a, b *Node) bool {
 }
 
 // sortedClauses orders a $and's clauses as MongoDB's sortTree does
-// before two filters are compared clause by clause: by kind, path,
-// number of clauses, then their clauses, and not by operand, so clauses of
-// one kind on one path keep their order ({$and: [{a: {$type: 1}}, {a:
-// {$type: 2}}]} and its reverse are two filters: index_signature.js,
-// SERVER-47661). The order between kinds is Folio's; it only has to be
-// one order.
+// before two filters are compared clause by clause (compareClauses).
 func sortedClauses(clauses []*Node) []*Node {
 	out := slices.Clone(clauses)
 	slices.SortStableFunc(out, compareClauses)
 	return out
-}
-
-func compareClauses(x, y *Node) int {
-	if x.Kind != y.Kind {
-		return int(x.Kind) - int(y.Kind)
-	}
-	if c := strings.Compare(x.Path, y.Path); c != 0 {
-		return c
-	}
-	if len(x.Children) != len(y.Children) {
-		return len(x.Children) - len(y.Children)
-	}
-	for i := range x.Children {
-		if c := compareClauses(x.Children[i], y.Children[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
 }
 
 // sameValue reports whether two operands compare equal, as woCompare does.
