@@ -18,10 +18,18 @@ import (
 // executionStats (allPlansExecution too) the pipeline runs to
 // the end, its output discarded, and each stage, $cursor included, also
 // reports nReturned and executionTimeMillisEstimate. A $unionWith's
-// sub-pipeline is explained too (explainUnionWith).
+// sub-pipeline is explained too (explainUnionWith). The pipeline reads
+// the variables the aggregate would ($$NOW, $$CLUSTER_TIME, $$USER_ROLES,
+// let) and runs its scripts ($function, $accumulator) as the aggregate
+// does: an explain that executes it fails only where the aggregate would.
 func explainAggregate(s *Service, r *Request, a *aggregateArgs, v engine.Verbosity) (bson.D, error) {
 	db := r.DB
 	var err error
+	if a.opts.Bound == nil {
+		if a.opts.Bound, err = s.scriptVars(a.opts.Let, r, r.Ctx); err != nil {
+			return nil, err
+		}
+	}
 	if a.opts.Collator, err = engine.CommandCollator(s.Engine.Collection(db, a.opts.Coll), a.collation); err != nil {
 		return nil, err
 	}

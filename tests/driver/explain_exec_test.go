@@ -1,0 +1,57 @@
+package driver_test
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestExplainExecutesAsAggregate: an explain that runs an aggregate
+// (executionStats, allPlansExecution) evaluates its pipeline as the
+// aggregate does, scripts ($function, $accumulator) and the command's
+// variables ($$CLUSTER_TIME on a replica set member, let) included
+// (jstests/aggregation/sources/group/group_by_system_variable.js explains
+// a $group by system variables; MongoDB binds the same runtime constants
+// and JS scope for the explain as for the command).
+func TestExplainExecutesAsAggregate(t *testing.T) {
+	client := dial(t, startInstance(t, replSetConfig()))
+	ctx := t.Context()
+	db := client.Database(testDB)
+	if _, err := db.Collection("explainexec").InsertMany(ctx, []any{bson.D{{Key: "x", Value: 1}}, bson.D{{Key: "x", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	pipelines := map[string]bson.A{
+		"$function": {bson.D{{Key: "$project", Value: bson.D{{Key: "y", Value: bson.D{{Key: "$function", Value: bson.D{
+			{Key: "body", Value: "function(x) { return x + 1; }"}, {Key: "args", Value: bson.A{"$x"}}, {Key: "lang", Value: "js"}}}}}}}}},
+		"$accumulator": {bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "s", Value: bson.D{{Key: "$accumulator", Value: bson.D{
+			{Key: "init", Value: "function() { return 0; }"}, {Key: "accumulate", Value: "function(s, v) { return s + v; }"},
+			{Key: "accumulateArgs", Value: bson.A{"$x"}}, {Key: "merge", Value: "function(a, b) { return a + b; }"}, {Key: "lang", Value: "js"}}}}}}}}},
+		"$$CLUSTER_TIME": {bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$$CLUSTER_TIME"}}}}},
+		"let":            {bson.D{{Key: "$project", Value: bson.D{{Key: "t", Value: "$$t"}}}}},
+	}
+	for name, pipeline := range pipelines {
+		for _, verbosity := range []string{"executionStats", "allPlansExecution"} {
+			cmd := bson.D{{Key: "aggregate", Value: "explainexec"}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}}
+			if name == "let" {
+				cmd = append(cmd, bson.E{Key: "let", Value: bson.D{{Key: "t", Value: "$$CLUSTER_TIME"}}})
+			}
+			out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verbosity}}).Raw()
+			if err != nil {
+				t.Fatalf("explain %s at %s: %v", name, verbosity, err)
+			}
+			stages, err := out.LookupErr("stages")
+			if err != nil {
+				t.Fatalf("explain %s at %s: no stages in %s", name, verbosity, out)
+			}
+			vals, _ := stages.Array().Values()
+			last := vals[len(vals)-1].Document()
+			want := int64(2)
+			if name == "$accumulator" || name == "$$CLUSTER_TIME" {
+				want = 1
+			}
+			if got, ok := last.Lookup("nReturned").AsInt64OK(); !ok || got != want {
+				t.Fatalf("explain %s at %s: last stage %s, want nReturned %d", name, verbosity, last, want)
+			}
+		}
+	}
+}
