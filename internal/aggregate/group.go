@@ -829,10 +829,12 @@ func (s *bucketAutoStage) cut(sort *sorter.Sorter, total int64, rt *runtime) ([]
 // cutGranular cuts the sorted documents as MongoDB does under a
 // granularity. A bucket takes about total/buckets documents (the last
 // allowed bucket all the rest), then every following value below its
-// largest value rounded up; that rounded value is its max (unless it is 0:
-// then the next value rounded down) and the next bucket's min. The first
-// bucket's min is its smallest value rounded down, and the last bucket's
-// max is rounded up too.
+// largest value rounded up or equal to that largest value (a run of zeros,
+// which round up to themselves, stays in one bucket:
+// adjustBoundariesAndGetMinForNextBucket); that rounded value is its max
+// (unless it is 0: then the next value rounded down) and the next
+// bucket's min. The first bucket's min is its smallest value rounded
+// down, and the last bucket's max is rounded up too.
 func (s *bucketAutoStage) cutGranular(sort *sorter.Sorter, total int64, rt *runtime) ([]autoBucket, error) {
 	size := max(int64(math.Round(float64(total)/float64(s.buckets))), 1)
 	pass, err := sortedPass(sort, rt)
@@ -859,7 +861,7 @@ func (s *bucketAutoStage) cutGranular(sort *sorter.Sorter, total int64, rt *runt
 			b.n, b.max = b.n+1, v
 		}
 		bound := g.roundUp(b.max)
-		for ; ok && err == nil && values.Compare(bound, v) > 0; v, ok, err = next() {
+		for ; ok && err == nil && (values.Compare(bound, v) > 0 || values.Compare(b.max, v) == 0); v, ok, err = next() {
 			b.n, b.max = b.n+1, v
 		}
 		if f, _ := values.Float64(bound); f == 0 && ok {
