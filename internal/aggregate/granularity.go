@@ -4,9 +4,11 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -15,11 +17,17 @@ import (
 // numbers (Renard, E or 1-2-5, repeated in every decade) or to powers of
 // two. Round up gives the least series value above a number, round down
 // the greatest below it; 0 rounds to itself. The callers pass only
-// non-negative, non-NaN numbers.
+// non-negative, non-NaN numbers. A Decimal128 rounds to a Decimal128,
+// computed in decimal arithmetic as MongoDB's rounders compute it; other
+// numbers round to doubles (a series) or to $pow's 2^n (POWERSOF2).
 type granularity struct {
 	name string
 	// series is one decade of the preferred numbers, nil for POWERSOF2.
 	series []float64
+	// decimals is series as Decimal128 values (each converted as
+	// MongoDB's Decimal128(double) converts it), made when a Decimal128
+	// is first rounded.
+	decimals []bson.RawValue
 }
 
 // preferredSeries are MongoDB's preferred number series, one decade each
@@ -73,17 +81,15 @@ func (g *granularity) checkKey(v bson.RawValue) error {
 	if !values.IsNumber(v.Type) {
 		return mongoerr.New(mongoerr.BucketAutoGranularityNotNumeric, "$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a value with type: %s", typeName(v))
 	}
-	if v.Type == bson.TypeDecimal128 {
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not round Decimal128 values to a $bucketAuto granularity")
-	}
 	f, _ := values.Float64(v)
 	switch {
 	case math.IsNaN(f):
 		return mongoerr.New(mongoerr.BucketAutoGranularityNaN, "$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a NaN")
 	case f < 0:
 		return mongoerr.New(mongoerr.BucketAutoGranularityNegative, "$bucketAuto can specify a 'granularity' with non-negative numbers only, but found a negative number")
-	case math.IsInf(f, 1):
-		// MongoDB's rounders never return for an infinity.
+	case math.IsInf(f, 1) && (v.Type != bson.TypeDecimal128 || v.Decimal128().IsInf() != 0):
+		// MongoDB's rounders never return for an infinity (a Decimal128
+		// past the doubles is finite, and rounds in decimal arithmetic).
 		return mongoerr.New(mongoerr.BadValue, "$bucketAuto cannot round Infinity to a 'granularity'")
 	}
 	return nil
@@ -97,10 +103,16 @@ func (g *granularity) roundUp(v bson.RawValue) bson.RawValue {
 		return v
 	}
 	if g.series == nil {
-		if v.Type == bson.TypeDouble {
+		switch v.Type {
+		case bson.TypeDouble:
 			return powerOfTwo(int(math.Floor(math.Log2(f)) + 1))
+		case bson.TypeDecimal128:
+			return decimalPowerOfTwo(int64(math.Floor(decimalLog2(v)) + 1))
 		}
 		return powerOfTwo(bits.Len64(uint64(toInt64(v))))
+	}
+	if v.Type == bson.TypeDecimal128 {
+		return g.preferredUpDecimal(v)
 	}
 	return values.DoubleValue(g.preferredUp(f))
 }
@@ -113,14 +125,20 @@ func (g *granularity) roundDown(v bson.RawValue) bson.RawValue {
 		return v
 	}
 	if g.series == nil {
-		if v.Type == bson.TypeDouble {
+		switch v.Type {
+		case bson.TypeDouble:
 			return powerOfTwo(int(math.Ceil(math.Log2(f)) - 1))
+		case bson.TypeDecimal128:
+			return decimalPowerOfTwo(int64(math.Ceil(decimalLog2(v)) - 1))
 		}
 		n := uint64(toInt64(v))
 		if n&(n-1) == 0 {
 			return powerOfTwo(bits.Len64(n) - 2)
 		}
 		return powerOfTwo(bits.Len64(n) - 1)
+	}
+	if v.Type == bson.TypeDecimal128 {
+		return g.preferredDownDecimal(v)
 	}
 	return values.DoubleValue(g.preferredDown(f))
 }
@@ -195,4 +213,85 @@ func powerOfTwo(exp int) bson.RawValue {
 		return values.Int32Value(int32(1) << exp)
 	}
 	return values.Int64Value(int64(1) << exp)
+}
+
+// decimalOne and decimalTen are MongoDB's Decimal128(1) and Decimal128(10),
+// the scale the decimal rounders start from and step by.
+var (
+	decimalOne = values.DecimalValue(bson.NewDecimal128(0x3040000000000000, 1))
+	decimalTen = values.DecimalValue(bson.NewDecimal128(0x3040000000000000, 10))
+)
+
+// scaledDecimal is the series' i-th value as a Decimal128 times mult.
+func (g *granularity) scaledDecimal(i int, mult bson.RawValue) bson.RawValue {
+	if g.decimals == nil {
+		g.decimals = make([]bson.RawValue, len(g.series))
+		for j, f := range g.series {
+			g.decimals[j] = values.DecimalValue(values.DecimalFromFloat(f))
+		}
+	}
+	r, _ := values.Multiply(g.decimals[i], mult)
+	return r
+}
+
+// preferredUpDecimal is preferredUp in Decimal128 arithmetic: the scale
+// grows by multiplying by 10 and shrinks by dividing by 10, and the result
+// is a series value times the scale, all decimal products and quotients
+// (GranularityRounderPreferredNumbers::roundUp).
+func (g *granularity) preferredUpDecimal(v bson.RawValue) bson.RawValue {
+	last := len(g.series) - 1
+	mult := decimalOne
+	for values.Compare(v, g.scaledDecimal(last, mult)) >= 0 {
+		mult, _ = values.Multiply(mult, decimalTen)
+	}
+	for values.Compare(v, g.scaledDecimal(0, mult)) < 0 {
+		prev := g.scaledDecimal(0, mult)
+		mult = values.DecimalQuo(mult, decimalTen)
+		if values.Compare(v, g.scaledDecimal(last, mult)) >= 0 {
+			return prev
+		}
+	}
+	i := 0
+	for i < last && values.Compare(v, g.scaledDecimal(i, mult)) >= 0 {
+		i++
+	}
+	return g.scaledDecimal(i, mult)
+}
+
+// preferredDownDecimal mirrors preferredUpDecimal: the last scaled value
+// below v (GranularityRounderPreferredNumbers::roundDown).
+func (g *granularity) preferredDownDecimal(v bson.RawValue) bson.RawValue {
+	last := len(g.series) - 1
+	mult := decimalOne
+	for values.Compare(v, g.scaledDecimal(0, mult)) <= 0 {
+		mult = values.DecimalQuo(mult, decimalTen)
+	}
+	for values.Compare(v, g.scaledDecimal(last, mult)) > 0 {
+		prev := g.scaledDecimal(last, mult)
+		mult, _ = values.Multiply(mult, decimalTen)
+		if values.Compare(v, g.scaledDecimal(0, mult)) <= 0 {
+			return prev
+		}
+	}
+	i := 1
+	for i < last && values.Compare(g.scaledDecimal(i, mult), v) < 0 {
+		i++
+	}
+	return g.scaledDecimal(i-1, mult)
+}
+
+// decimalLog2 is log2 of a positive Decimal128 as a double, as MongoDB's
+// powers-of-two rounder takes it (Decimal128::logarithm(2), then
+// toDouble).
+func decimalLog2(v bson.RawValue) float64 {
+	f, _ := values.Float64(values.DecimalLog(v, values.Int32Value(2)))
+	return f
+}
+
+// decimalPowerOfTwo is 2^exp for a Decimal128 rounded to POWERSOF2: $pow of
+// the int 2 and the Decimal128 exp, a Decimal128.
+func decimalPowerOfTwo(exp int64) bson.RawValue {
+	d, _ := bson.ParseDecimal128(strconv.FormatInt(exp, 10))
+	r, _ := expr.Pow(values.Int32Value(2), values.DecimalValue(d))
+	return r
 }

@@ -588,3 +588,7 @@ func Multiply(a, b bson.RawValue) (bson.RawValue, error) {
 // Divide is $divide of two values (see Subtract); a zero divisor is
 // BadValue.
 func Divide(a, b bson.RawValue) (bson.RawValue, error) { return evalDivide(a, b) }
+
+// Pow is $pow of two values: what MongoDB's powers-of-two granularity
+// rounder returns (ExpressionPow of 2 and the exponent).
+func Pow(base, exp bson.RawValue) (bson.RawValue, error) { return evalPow(base, exp) }
