@@ -502,7 +502,10 @@ func (r *rankWindow) compute(p *partition, out []bson.RawValue) error {
 }
 
 // shiftWindow is $shift: output evaluated on the document by positions
-// away in the partition, or default (null) past its ends.
+// away in the partition, or default (null) past its ends and where output
+// is missing on that document, as MongoDB's endpoint window functions
+// ($first, $last, $shift) give their default for a missing value since
+// SERVER-82204 (7.0.4).
 type shiftWindow struct {
 	output *expr.Expr
 	by     int
@@ -560,7 +563,11 @@ func (w *shiftWindow) compute(p *partition, out []bson.RawValue) error {
 		if err != nil {
 			return err
 		}
-		out[i] = p.own(nullIfMissing(v))
+		if v.Type == 0 {
+			out[i] = w.def
+			continue
+		}
+		out[i] = p.own(v)
 	}
 	return nil
 }
