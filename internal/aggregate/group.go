@@ -276,8 +276,11 @@ func newGroupTable(g *groupStage) *groupTable {
 }
 
 // add folds doc into its group and returns the memory the table grew by:
-// a new group's key, _id and overhead, and the values kept by the
-// accumulators that keep every input. Values an accumulator may keep, and
+// a new group's key, _id and overhead, the values kept by the
+// accumulators that keep every input, and the change in size of each
+// $accumulator's state (MongoDB's AccumulatorJs counts its state's size
+// after each call, so a group of large JavaScript states runs past the
+// limit); a state that shrank gives a negative share. Values an accumulator may keep, and
 // a new group's _id, are copied out of doc so that the table never holds
 // on to whole input documents it does not account for.
 func (t *groupTable) add(doc bson.Raw, rt *runtime) (int64, error) {
@@ -304,6 +307,11 @@ func (t *groupTable) add(doc bson.Raw, rt *runtime) (int64, error) {
 		t.index[k] = grp
 		t.order = append(t.order, grp)
 		mem += int64(len(k)+len(id.Value)) + groupOverhead + int64(len(g.accs))*accumulatorOverhead
+		for i, a := range g.accs {
+			if a.js != nil {
+				mem += grp.accs[i].(*jsAcc).size()
+			}
+		}
 	}
 	for i, a := range g.accs {
 		var v bson.RawValue
@@ -315,11 +323,18 @@ func (t *groupTable) add(doc bson.Raw, rt *runtime) (int64, error) {
 		if t.keeps[i] {
 			v.Value = bytes.Clone(v.Value)
 		}
+		var before int64
+		if a.js != nil {
+			before = grp.accs[i].(*jsAcc).size()
+		}
 		if err := grp.accs[i].add(doc, v); err != nil {
 			return 0, err
 		}
-		if t.perValue[i] > 0 {
+		switch {
+		case t.perValue[i] > 0:
 			mem += int64(len(v.Value)) + t.perValue[i]
+		case a.js != nil:
+			mem += grp.accs[i].(*jsAcc).size() - before
 		}
 	}
 	return mem, nil

@@ -122,6 +122,9 @@ type jsAcc struct {
 	st   bson.RawValue
 }
 
+// size is the memory the state holds: its BSON bytes.
+func (a *jsAcc) size() int64 { return int64(len(a.st.Value)) }
+
 func (a *jsAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type != bson.TypeArray {
 		return mongoerr.New(mongoerr.AccumulatorArgsNotArray, "$accumulator accumulateArgs must evaluate to an array: %s", v)

@@ -530,3 +530,50 @@ func TestGroupMemoryParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGroupMemoryCountsAccumulatorState: an $accumulator's state counts
+// against the $group memory limit, as AccumulatorJs reports its state's
+// size to DocumentSourceGroup's memory tracker after each call: groups of
+// large JavaScript states fail with 292 without allowDiskUse and spill
+// with it (jstests/aggregation/accumulators/accumulator_js_size_limits.js,
+// "$group size limit exceeded, and cannot spill").
+func TestGroupMemoryCountsAccumulatorState(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	admin := client.Database("admin")
+	const name = "internalDocumentSourceGroupMaxMemoryBytes"
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 20000}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	coll := client.Database("groupjsmem").Collection("c")
+	docs := make([]any, 20)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	group := func(allowDiskUse bool) ([]bson.Raw, error) {
+		acc := bson.D{{Key: "init", Value: "function() { return 'a'.repeat(2000); }"},
+			{Key: "accumulate", Value: "function(s) { return s; }"}, {Key: "accumulateArgs", Value: bson.A{1}},
+			{Key: "merge", Value: "function(a, b) { return a; }"}, {Key: "finalize", Value: "function(s) { return s.length; }"}, {Key: "lang", Value: "js"}}
+		cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$_id"}, {Key: "n", Value: bson.D{{Key: "$accumulator", Value: acc}}}}}}},
+			options.Aggregate().SetAllowDiskUse(allowDiskUse))
+		var out []bson.Raw
+		if err == nil {
+			err = cur.All(ctx, &out)
+		}
+		return out, err
+	}
+	_, err := group(false)
+	requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
+	out, err := group(true)
+	if err != nil || len(out) != 20 {
+		t.Fatalf("spilled $group: %d groups, %v", len(out), err)
+	}
+	for _, d := range out {
+		if n, ok := d.Lookup("n").AsInt64OK(); !ok || n != 2000 {
+			t.Fatalf("spilled $group: %s", d)
+		}
+	}
+}
