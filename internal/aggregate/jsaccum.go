@@ -125,9 +125,16 @@ type jsAcc struct {
 // size is the memory the state holds: its BSON bytes.
 func (a *jsAcc) size() int64 { return int64(len(a.st.Value)) }
 
+// add calls accumulate(state, ...accumulateArgs). MongoDB passes the
+// state and the arguments of its pending calls in one BSON array of at
+// most a user document's size, and fails with 4545000 when the state and
+// one call's arguments do not fit (AccumulatorJs::reduceMemoryConsumptionIfAble).
 func (a *jsAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type != bson.TypeArray {
 		return mongoerr.New(mongoerr.AccumulatorArgsNotArray, "$accumulator accumulateArgs must evaluate to an array: %s", v)
+	}
+	if n := len(a.st.Value) + len(v.Value); n > maxDocumentSize {
+		return mongoerr.New(mongoerr.AccumulatorArgsTooLarge, "$accumulator arguments exceed max BSON size: %d", n)
 	}
 	st, err := a.op.Call(a.spec.accumulate, nil, append([]bson.RawValue{a.st}, arrayValues(v)...)...)
 	if err != nil {
@@ -153,7 +160,12 @@ func (a *jsAcc) result() bson.RawValue {
 
 func (a *jsAcc) state() bson.RawValue { return a.st }
 
+// merge calls merge(state, other), which MongoDB batches as it batches
+// accumulate calls (add): the two states must fit in a user document.
 func (a *jsAcc) merge(other bson.RawValue) error {
+	if n := len(a.st.Value) + len(other.Value); n > maxDocumentSize {
+		return mongoerr.New(mongoerr.AccumulatorArgsTooLarge, "$accumulator arguments exceed max BSON size: %d", n)
+	}
 	st, err := a.op.Call(a.spec.merge, nil, a.st, other)
 	if err != nil {
 		return err

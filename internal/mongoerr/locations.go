@@ -1190,6 +1190,9 @@ const (
 	AccumulatorInitArgsNotArray Code = 4544711
 	// AccumulatorArgsNotArray: accumulateArgs does not evaluate to an array.
 	AccumulatorArgsNotArray Code = 4544712
+	// AccumulatorArgsTooLarge: an $accumulator's state and the arguments of
+	// one accumulate call exceed the largest user document.
+	AccumulatorArgsTooLarge Code = 4545000
 	// MapReduceEmitNoScriptEngine: a mapReduce map run with JavaScript disabled.
 	MapReduceEmitNoScriptEngine Code = 31246
 	// MapReduceReduceNoScriptEngine: a mapReduce reduce run with JavaScript disabled.

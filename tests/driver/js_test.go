@@ -592,3 +592,32 @@ func TestInternalJsReduce(t *testing.T) {
 		}
 	}
 }
+
+// TestAccumulatorArgsTooLarge: an $accumulator whose state and the
+// arguments of one accumulate call exceed 16 MB fails with 4545000, as
+// MongoDB's AccumulatorJs::reduceMemoryConsumptionIfAble, which passes
+// them in one BSON array, does
+// (jstests/aggregation/accumulators/accumulator_js_size_limits.js).
+func TestAccumulatorArgsTooLarge(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	coll := client.Database(testDB).Collection("accargs")
+	mb := strings.Repeat("a", 1024*1024)
+	arr := bson.A{}
+	for range 10 {
+		arr = append(arr, mb)
+	}
+	for i := range 2 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "arr", Value: arr}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acc := bson.D{{Key: "init", Value: "function() { return []; }"},
+		{Key: "accumulate", Value: "function(s, a) { s.push(a); return s; }"}, {Key: "accumulateArgs", Value: bson.A{"$arr"}},
+		{Key: "merge", Value: "function(a, b) { return a.concat(b); }"}, {Key: "lang", Value: "js"}}
+	cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: bson.D{{Key: "$accumulator", Value: acc}}}}}}})
+	if err == nil {
+		err = cur.All(ctx, new([]bson.Raw))
+	}
+	requireCode(t, err, 4545000, "Location4545000")
+}
