@@ -113,7 +113,11 @@ func (t *Txn) CreateCollection(db, name string, opts CollectionOptions) error {
 // CreateIndexes builds indexes inside the transaction, as MongoDB allows
 // there: requesting only indexes that exist is a no-op on any collection;
 // otherwise the collection must be missing (it is then created) or one the
-// transaction created and still empty in its view.
+// transaction created and still empty in its view. The collection is the
+// one the transaction's snapshot holds (resolve), as for its writes: one
+// created by others since is missing to it, so the indexes go on a
+// collection of its own and the commit fails with WriteConflict, whatever
+// that collection's indexes (jstests/core/txns/create_indexes_parallel.js).
 func (t *Txn) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	if strings.HasPrefix(coll, "system.") {
@@ -125,7 +129,10 @@ func (t *Txn) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesRe
 	c := t.created[nsKey(db, coll)]
 	own := c != nil
 	if c == nil {
-		c = t.e.cat.get(db, coll)
+		var err error
+		if c, err = t.resolve(t.e.cat.get(db, coll), db, coll); err != nil {
+			return res, err
+		}
 	}
 	if c == nil {
 		var err error

@@ -181,3 +181,48 @@ func TestTxnWriteAfterCatalogChange(t *testing.T) {
 		t.Fatalf("test.b holds %d documents (%v), want 0", n, err)
 	}
 }
+
+// TestTxnCreateIndexesAfterCatalogChange proves createIndexes in a
+// transaction sees the collections its snapshot holds, as the
+// transaction's writes do (jstests/core/txns/create_indexes_parallel.js):
+// a collection created since, with a conflicting index of the same name,
+// is missing to it, so the build goes on a collection of its own and the
+// commit fails with WriteConflict, leaving the other's as it was; one
+// dropped since fails the build with WriteConflict.
+func TestTxnCreateIndexesAfterCatalogChange(t *testing.T) {
+	e := newTestEngine(t)
+	doc := []bson.Raw{ext(t, `{"w": 1}`)}
+	asc := IndexSpec{Name: "a_1", Key: ext(t, `{"a": 1}`), ExpireAfter: -1}
+	desc := IndexSpec{Name: "a_1", Key: ext(t, `{"a": -1}`), ExpireAfter: -1}
+	conflict := func(what string, err error) {
+		t.Helper()
+		if !mongoerr.Is(err, mongoerr.WriteConflict) || len(mongoerr.As(err).Labels) != 1 {
+			t.Fatalf("%s: %v, want WriteConflict", what, err)
+		}
+	}
+	txn := mustBegin(t, e)
+	if _, _, err := e.Insert("test", "a", doc, true, WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateIndexes("test", "b", []IndexSpec{asc}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := txn.CreateIndexes("test", "b", []IndexSpec{desc})
+	if err != nil || !res.CreatedCollection {
+		t.Fatalf("createIndexes on a collection created since the snapshot: %+v, %v", res, err)
+	}
+	conflict("commit", txn.Commit())
+	if ix := e.Collection("test", "b").FindIndex("a_1"); ix == nil || string(ix.Spec.Lookup("key").Value) != string(asc.Key) {
+		t.Fatalf("test.b's a_1 after the conflict: %+v", ix)
+	}
+	txn = mustBegin(t, e)
+	if _, _, err := e.Insert("test", "a", doc, true, WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DropCollection("test", "b"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = txn.CreateIndexes("test", "b", []IndexSpec{asc})
+	conflict("createIndexes after the drop", err)
+	txn.Abort()
+}
