@@ -42,7 +42,7 @@ type genericArg func(a *GenericArgs, v bson.RawValue) error
 // would not ignore it, refused with NotImplemented.
 var genericArgs = map[string]genericArg{
 	// The server reads $db; sessionFields reads the session fields.
-	"$db": nil, "lsid": nil, "txnNumber": nil, "autocommit": nil, "startTransaction": nil,
+	"$db": nil, "lsid": nil, "txnNumber": nil, "autocommit": nil, "startTransaction": nil, "txnRetryCounter": nil,
 	// comment is any value; currentOp shows it with the command.
 	"comment": nil,
 	// stmtId is any value: the retryable writes, which use it, declare
@@ -93,7 +93,7 @@ var genericArgs = map[string]genericArg{
 var refusedArgs = map[string]bool{
 	"clientOperationKey": true, "$configServerState": true, "$oplogQueryData": true, "$replData": true,
 	"databaseVersion": true, "shardVersion": true, "tracking_info": true, "coordinator": true,
-	"maxTimeMSOpOnly": true, "$configTime": true, "$topologyTime": true, "txnRetryCounter": true,
+	"maxTimeMSOpOnly": true, "$configTime": true, "$topologyTime": true,
 	"$tenant": true, "expectPrefix": true,
 }
 

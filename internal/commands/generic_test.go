@@ -77,6 +77,15 @@ func TestGenericArguments(t *testing.T) {
 		{name: "txnNumber not a long", cmd: with(with(insert, "lsid", lsid), "txnNumber", 1), code: 14},
 		{name: "autocommit true", cmd: with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "autocommit", true), code: 72},
 		{name: "startTransaction without autocommit", cmd: with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "startTransaction", true), code: 72},
+		// txnRetryCounter: only a sharded cluster's members take it
+		// (InvalidOptions on a replica set: jstests/sharding/
+		// internal_txns/retry_on_transient_error_validation.js); with a
+		// txnNumber it is checked as initializeOperationSessionInfo does.
+		{name: "a transaction's first statement", cmd: with(with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "autocommit", false), "startTransaction", true), code: 0},
+		{name: "txnRetryCounter on a transaction's first statement", cmd: with(with(with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "autocommit", false), "startTransaction", true), "txnRetryCounter", int32(0)), code: 72},
+		{name: "txnRetryCounter on a retryable write", cmd: with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "txnRetryCounter", int32(0)), code: 72},
+		{name: "txnRetryCounter negative", cmd: with(with(with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "autocommit", false), "startTransaction", true), "txnRetryCounter", int32(-1)), code: 72},
+		{name: "txnRetryCounter not an int", cmd: with(with(with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "autocommit", false), "startTransaction", true), "txnRetryCounter", int64(0)), code: 14},
 		{name: "stmtId", cmd: with(insert, "stmtId", int32(0))},
 		{name: "stmtId of an insert a string", cmd: with(insert, "stmtId", "0"), code: 14},
 		// stmtId: any value where the command does not declare it.

@@ -72,12 +72,15 @@ type sessionArgs struct {
 	hasTxnNumber     bool
 	inTxn            bool // autocommit: false
 	startTransaction bool
+	// retryCounter: a transaction's statement carries txnRetryCounter,
+	// which only a sharded cluster's members take (runInSession).
+	retryCounter bool
 }
 
 // sessionFields are a command's session fields as sent, each the first
 // of its name (missing when absent).
 type sessionFields struct {
-	lsid, txnNumber, autocommit, startTransaction bson.RawValue
+	lsid, txnNumber, autocommit, startTransaction, txnRetryCounter bson.RawValue
 }
 
 // operationLSIDSpec declares a command's lsid (LogicalSessionFromClient):
@@ -102,6 +105,8 @@ func (f *sessionFields) take(k []byte, v bson.RawValue) bool {
 		dst = &f.autocommit
 	case "startTransaction":
 		dst = &f.startTransaction
+	case "txnRetryCounter":
+		dst = &f.txnRetryCounter
 	default:
 		return false
 	}
@@ -116,7 +121,11 @@ func (f *sessionFields) take(k []byte, v bson.RawValue) bool {
 // null field is absent; autocommit and startTransaction are bools, the
 // former only false and the latter only true; a txnNumber is taken only by
 // a replica set member (replSet), is not negative, and without autocommit
-// only a retryable write takes one.
+// only a retryable write takes one. txnRetryCounter, an int, is refused
+// with a txnNumber as initializeOperationSessionInfo refuses it (on a
+// retryable write, or negative); a transaction's is refused at its
+// session's checkout (runInSession); without a txnNumber Folio refuses it
+// as a sharding argument it does not honour.
 func (f *sessionFields) parse(cmd bson.Raw, replSet bool) (sessionArgs, error) {
 	var a sessionArgs
 	given := func(v bson.RawValue) bool {
@@ -157,6 +166,13 @@ func (f *sessionFields) parse(cmd bson.Raw, replSet bool) (sessionArgs, error) {
 		}
 		start, a.startTransaction = v, true
 	}
+	var retryCounter int32
+	if v := f.txnRetryCounter; given(v) {
+		if v.Type != bson.TypeInt32 {
+			return a, wrongType("OperationSessionInfo", "txnRetryCounter", v, "int")
+		}
+		retryCounter, a.retryCounter = v.Int32(), true
+	}
 	switch {
 	case a.hasTxnNumber && a.lsid == "":
 		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction number requires a session ID to also be specified")
@@ -164,6 +180,12 @@ func (f *sessionFields) parse(cmd bson.Raw, replSet bool) (sessionArgs, error) {
 		return a, mongoerr.New(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 	case a.hasTxnNumber && a.txnNumber < 0:
 		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction number cannot be negative")
+	case a.retryCounter && !a.hasTxnNumber:
+		return a, notHonoured("txnRetryCounter")
+	case a.retryCounter && !a.inTxn:
+		return a, mongoerr.New(mongoerr.InvalidOptions, "Cannot specify txnRetryCounter for a retryable write")
+	case a.retryCounter && retryCounter < 0:
+		return a, mongoerr.New(mongoerr.InvalidOptions, "txnRetryCounter cannot be negative")
 	case a.inTxn && !a.hasTxnNumber:
 		return a, mongoerr.New(mongoerr.InvalidOptions, "'autocommit' field requires a transaction number to also be specified")
 	case a.inTxn && autocommit.Boolean():
@@ -202,6 +224,11 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 		}
 	}
 	if a.inTxn {
+		if a.retryCounter {
+			// MongoDB's TransactionParticipant takes a retry counter
+			// only on a shard or config server.
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "txnRetryCounter is only supported in sharded clusters")
+		}
 		return s.runInTxn(sess, a, r, name, h)
 	}
 	if !a.hasTxnNumber || !retryable[name] {
