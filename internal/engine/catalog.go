@@ -664,9 +664,11 @@ func (e *Engine) CreateCollectionLike(db, name, like string) error {
 // creation use theirs. A write outside a transaction waits while the
 // collection is being sharded, until ctx (nil: never) ends; one starting
 // while this frontend's schema lease has lapsed waits for its renewal
-// first (awaitLease). A transaction may not write to a capped collection
-// (cappedInTxn).
-func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create bool) (*Collection, error) {
+// first (awaitLease). A transaction's write to a capped collection fails
+// with refuse's error (cappedInTxn) before any document is looked up; a
+// nil refuse leaves the check to the caller (insert, whose refusal is a
+// write error).
+func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create bool, refuse func(*Collection) error) (*Collection, error) {
 	if err := e.awaitLease(ctx); err != nil {
 		return nil, err
 	}
@@ -709,9 +711,9 @@ func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create
 			continue
 		}
 		if !c.dropped {
-			if txn != nil && c.capped != nil {
+			if txn != nil && c.capped != nil && refuse != nil {
 				c.mu.RUnlock()
-				return nil, cappedInTxn(c)
+				return nil, refuse(c)
 			}
 			return c, nil
 		}

@@ -16,7 +16,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 	if err != nil {
 		return 0, err
 	}
-	c, err := e.writable(wo.Ctx, txn, db, coll, false)
+	c, err := e.writable(wo.Ctx, txn, db, coll, false, cappedInTxn)
 	if err != nil || c == nil {
 		return 0, err
 	}

@@ -68,7 +68,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 	if err := e.userWritable(db, coll); err != nil {
 		return FindAndModifyResult{}, err
 	}
-	c, err := e.writable(s.Ctx, s.Txn, db, coll, s.Upsert)
+	c, err := e.writable(s.Ctx, s.Txn, db, coll, s.Upsert, cappedInTxn)
 	if err != nil || c == nil {
 		return FindAndModifyResult{}, err
 	}

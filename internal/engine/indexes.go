@@ -167,7 +167,7 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	}
 	for {
 		res.CreatedCollection = e.cat.get(db, coll) == nil
-		c, err := e.writable(context.Background(), nil, db, coll, true)
+		c, err := e.writable(context.Background(), nil, db, coll, true, nil)
 		if err != nil {
 			return res, err
 		}

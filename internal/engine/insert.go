@@ -48,11 +48,21 @@ func (e *Engine) insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 	if !create {
 		refused, create = storable(docs, ordered)
 	}
-	c, err := e.writable(wo.Ctx, txn, db, coll, create)
+	c, err := e.writable(wo.Ctx, txn, db, coll, create, nil)
 	if err != nil || c == nil {
 		return 0, refused, err
 	}
 	defer c.mu.RUnlock()
+	if txn != nil && c.capped != nil && len(docs) > 0 {
+		// MongoDB refuses it as it inserts the first document, once that
+		// document passed its own checks, as that document's write error
+		// (handleError), which ends the batch and the transaction.
+		err := CheckInsert(docs[0])
+		if err == nil {
+			err = cappedInTxn(c)
+		}
+		return 0, []WriteError{{Index: 0, Err: mongoerr.As(err)}}, nil
+	}
 	if c.capped != nil || txn != nil {
 		n, werrs, err := e.insertEach(wo.Ctx, c, docs, ordered, txn, wo.Record, wo.BypassValidation)
 		if err == nil && n > 0 && txn == nil {

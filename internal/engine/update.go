@@ -60,7 +60,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	if err := e.userWritable(db, coll); err != nil {
 		return UpdateResult{}, err
 	}
-	c, err := e.writable(u.Ctx, u.Txn, db, coll, u.Upsert)
+	c, err := e.writable(u.Ctx, u.Txn, db, coll, u.Upsert, cappedInTxn)
 	if err != nil || c == nil {
 		return UpdateResult{}, err
 	}

@@ -465,7 +465,8 @@ func TestTransactionCommands(t *testing.T) {
 // whether or not a document matches, and findAndModify's without the plan
 // executor's context, as MongoDB checks the collection once its write
 // path acquired it (write_ops_exec.cpp checkIfTransactionOnCappedColl);
-// reads are allowed.
+// reads are allowed. An insert, update or delete reports it as its first
+// statement's write error (handleError), findAndModify as the command's.
 func TestTransactionCappedWrites(t *testing.T) {
 	client := startReplSet(t)
 	ctx := context.Background()
@@ -481,20 +482,25 @@ func TestTransactionCappedWrites(t *testing.T) {
 	none := bson.D{{Key: "_id", Value: 9}}
 	set := bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}
 	for _, tc := range []struct {
-		name string
-		run  func(sc context.Context) error
+		name     string
+		run      func(sc context.Context) error
+		writeErr bool // a write error, else the command's error
 	}{
-		{"update matching nothing", func(sc context.Context) error { _, err := coll.UpdateOne(sc, none, set); return err }},
-		{"delete matching nothing", func(sc context.Context) error { _, err := coll.DeleteOne(sc, none); return err }},
-		{"findAndModify update matching nothing", func(sc context.Context) error { return coll.FindOneAndUpdate(sc, none, set).Err() }},
-		{"findAndModify remove matching nothing", func(sc context.Context) error { return coll.FindOneAndDelete(sc, none).Err() }},
+		{"update matching nothing", func(sc context.Context) error { _, err := coll.UpdateOne(sc, none, set); return err }, true},
+		{"delete matching nothing", func(sc context.Context) error { _, err := coll.DeleteOne(sc, none); return err }, true},
+		{"findAndModify update matching nothing", func(sc context.Context) error { return coll.FindOneAndUpdate(sc, none, set).Err() }, false},
+		{"findAndModify remove matching nothing", func(sc context.Context) error { return coll.FindOneAndDelete(sc, none).Err() }, false},
 		{"findAndModify update", func(sc context.Context) error {
 			return coll.FindOneAndUpdate(sc, bson.D{{Key: "_id", Value: 1}}, set).Err()
-		}},
+		}, false},
 		{"insert", func(sc context.Context) error {
 			_, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: 2}})
 			return err
-		}},
+		}, true},
+		{"unordered insert of two", func(sc context.Context) error {
+			_, err := coll.InsertMany(sc, []any{bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: 4}}}, options.InsertMany().SetOrdered(false))
+			return err
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sess, err := client.StartSession()
@@ -514,15 +520,32 @@ func TestTransactionCappedWrites(t *testing.T) {
 			requireCode(t, err, 263, "")
 			var ce mongo.CommandError
 			var we mongo.WriteException
+			if bwe := (mongo.BulkWriteException{}); errors.As(err, &bwe) {
+				for _, e := range bwe.WriteErrors {
+					we.WriteErrors = append(we.WriteErrors, e.WriteError)
+				}
+			}
 			switch {
 			case errors.As(err, &ce):
+				if tc.writeErr {
+					t.Errorf("a command error, want a write error: %v", err)
+				}
 				if ce.Message != msg {
 					t.Errorf("message %q", ce.Message)
 				}
-			case errors.As(err, &we) && len(we.WriteErrors) > 0:
+			case len(we.WriteErrors) > 0 || errors.As(err, &we) && len(we.WriteErrors) > 0:
+				if !tc.writeErr {
+					t.Errorf("a write error, want the command's: %v", err)
+				}
+				// the first failing statement ends a transaction's batch
+				if len(we.WriteErrors) != 1 || we.WriteErrors[0].Index != 0 {
+					t.Errorf("write errors %v, want one, of statement 0", we.WriteErrors)
+				}
 				if we.WriteErrors[0].Message != msg {
 					t.Errorf("message %q", we.WriteErrors[0].Message)
 				}
+			default:
+				t.Errorf("%T: %v", err, err)
 			}
 		})
 	}
