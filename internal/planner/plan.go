@@ -659,17 +659,20 @@ func leavesCollator(leaves []*query.Node) *collation.Collator {
 }
 
 // simpleIDQuery is MongoDB's CanonicalQuery::isSimpleIdQuery, the filters
-// an IDHACK answers: fields named _id only, each a value that gives exact
-// index bounds (Indexability::isExactBoundsGenerating) or a document
+// an IDHACK answers: a field named _id alone, whose value gives exact
+// index bounds (Indexability::isExactBoundsGenerating) or is a document
 // that is not an operator expression ({_id: {$eq: 1}} is not one).
+// MongoDB lets several _id fields through, and its IDHACK reads the
+// document the first names; here a filter naming _id twice is planned as
+// any other, so that the second condition is applied too.
 func simpleIDQuery(filter bson.Raw) bool {
 	n := 0
 	for it := rawdoc.Iterate(filter); ; n++ {
 		k, v, ok := it.Next()
 		if !ok {
-			return n > 0
+			return n == 1
 		}
-		if string(k) != "_id" {
+		if n > 0 || string(k) != "_id" {
 			return false
 		}
 		switch v.Type {
