@@ -12,14 +12,50 @@ import (
 
 // countedSource counts, for an explain's run alone, the candidates a
 // plan's source hands up and whether it was read to its end. A find that
-// is not explained reads its source directly.
+// is not explained reads its source directly. An index union it reads
+// scan by scan itself, as unionSource.Next does, so that each scan's
+// figures are its own (scans).
 type countedSource struct {
 	docSource
 	handed int64
 	eof    bool
+	stats  *OpStats
+	union  *unionSource
+	// scans are what each scan of the plan did: the union's, in order,
+	// or the plan's one scan (set when the run ends).
+	scans []scanRun
+}
+
+// scanRun is what one scan did in an explain's run: the candidates it
+// handed up, the keys it examined, whether it reached its end.
+type scanRun struct {
+	ps           *planSource // nil: a source of another kind
+	handed, keys int64
+	eof          bool
+}
+
+// countSource wraps src for an explain's run counting into stats.
+func countSource(src docSource, stats *OpStats) *countedSource {
+	c := &countedSource{docSource: src, stats: stats}
+	if u, ok := src.(*unionSource); ok {
+		c.union = u
+		c.scans = make([]scanRun, len(u.srcs))
+		for i, s := range u.srcs {
+			s.own = map[string]struct{}{}
+			c.scans[i].ps = s
+			if s.it == nil && s.lastEntry != nil {
+				// A point of a unique index read its key as it opened.
+				c.scans[i].keys = 1
+			}
+		}
+	}
+	return c
 }
 
 func (c *countedSource) Next() (bson.Raw, error) {
+	if c.union != nil {
+		return c.nextOfUnion()
+	}
 	doc, err := c.docSource.Next()
 	switch {
 	case doc != nil:
@@ -28,6 +64,40 @@ func (c *countedSource) Next() (bson.Raw, error) {
 		c.eof = true
 	}
 	return doc, err
+}
+
+// nextOfUnion is unionSource.Next, noting each scan's figures and the
+// record id of each document it yields (own).
+func (c *countedSource) nextOfUnion() (bson.Raw, error) {
+	u := c.union
+	for u.i < len(u.srcs) {
+		s, run := u.srcs[u.i], &c.scans[u.i]
+		before := c.stats.KeysExamined
+		doc, err := s.Next()
+		run.keys += c.stats.KeysExamined - before
+		if err != nil {
+			return nil, err
+		}
+		if doc != nil {
+			run.handed++
+			c.handed++
+			s.own[string(entryID(s.lastEntry))] = struct{}{}
+			return doc, nil
+		}
+		run.eof = true
+		u.i++
+	}
+	c.eof = true
+	return nil, nil
+}
+
+// ended notes, once the run is over, the figures of a plan's one scan.
+func (c *countedSource) ended() {
+	if c.union != nil {
+		return
+	}
+	ps, _ := c.docSource.(*planSource)
+	c.scans = []scanRun{{ps: ps, handed: c.handed, keys: c.stats.KeysExamined, eof: c.eof}}
 }
 
 // Meta is the metadata of the source's last document.
@@ -60,7 +130,7 @@ func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o Fin
 	if err != nil {
 		return 0, nil, err
 	}
-	run = &stageRun{stats: stats, src: &countedSource{docSource: m.scan.src}}
+	run = &stageRun{stats: stats, src: countSource(m.scan.src, stats)}
 	m.scan.src = run.src
 	skip := m.skip
 	var cur Cursor = m
@@ -97,9 +167,9 @@ type stageFigures struct {
 }
 
 // measuredStages lists the stages whose statistics an explain's run
-// gives: a plan with another stage (OR, TEXT, GEO, COUNT, DISTINCT,
+// gives: a plan with another stage (TEXT, GEO, DISTINCT,
 // CLUSTERED_IXSCAN) keeps its tree without them.
-var measuredStages = []string{"COLLSCAN", "IXSCAN", "FETCH", "IDHACK", "SORT", "SKIP", "LIMIT",
+var measuredStages = []string{"COLLSCAN", "IXSCAN", "FETCH", "IDHACK", "SORT", "SKIP", "LIMIT", "OR",
 	"PROJECTION_DEFAULT", "PROJECTION_COVERED", "PROJECTION_SIMPLE", "RETURN_KEY"}
 
 // stagesMeasurable reports whether every stage of tree, the explain of
@@ -111,6 +181,15 @@ func stagesMeasurable(p *planner.Plan, tree bson.D) bool {
 		name, _ := lookupD(tree, "stage").(string)
 		if !slices.Contains(measuredStages, name) || name == "IXSCAN" && p.Index == nil {
 			return false
+		}
+		if scans, ok := lookupD(tree, "inputStages").(bson.A); ok {
+			// An OR's scans, one per branch of the union.
+			for i, s := range scans {
+				if i >= len(p.Or) || !stagesMeasurable(p.Or[i], s.(bson.D)) {
+					return false
+				}
+			}
+			return true
 		}
 		in, ok := lookupD(tree, "inputStage").(bson.D)
 		if !ok {
@@ -147,12 +226,28 @@ func lookupD(d bson.D, key string) any {
 // them: stage and filter, the common statistics, the stage's own fields
 // (its specific statistics after them), then its input.
 func (r *stageRun) annotate(stage bson.D) (bson.D, stageFigures) {
+	r.src.ended()
+	return r.annotateScan(stage, &r.src.scans[0])
+}
+
+// annotateScan is annotate of a stage whose leaf scan is sc (an OR's
+// scans each have their own).
+func (r *stageRun) annotateScan(stage bson.D, sc *scanRun) (bson.D, stageFigures) {
 	var in bson.D
+	var ins bson.A
 	var child stageFigures
+	var kids []stageFigures
 	rest := make(bson.D, 0, len(stage)+8)
 	for _, e := range stage {
-		if e.Key == "inputStage" {
-			in, child = r.annotate(e.Value.(bson.D))
+		switch e.Key {
+		case "inputStage":
+			in, child = r.annotateScan(e.Value.(bson.D), sc)
+			continue
+		case "inputStages":
+			for i, s := range e.Value.(bson.A) {
+				d, f := r.annotateScan(s.(bson.D), &r.src.scans[i])
+				ins, kids = append(ins, d), append(kids, f)
+			}
 			continue
 		}
 		rest = append(rest, e)
@@ -165,31 +260,61 @@ func (r *stageRun) annotate(stage bson.D) (bson.D, stageFigures) {
 		// The first work opens the cursor (NEED_TIME); each later one
 		// reads a document, ADVANCED when it matches.
 		d := r.stats.DocsExamined
-		f = stageFigures{advanced: r.matched, needTime: 1 + d - r.matched, eof: r.src.eof}
+		f = stageFigures{advanced: r.matched, needTime: 1 + d - r.matched, eof: sc.eof}
 		specific = bson.D{{Key: "docsExamined", Value: explainCount(d)}}
 	case "IXSCAN":
 		// A work per key examined, ADVANCED for each handed up (a key
 		// out of the bounds, or a multikey document's second key, is
-		// NEED_TIME).
-		k := r.stats.KeysExamined
-		f = stageFigures{advanced: r.src.handed, needTime: k - r.src.handed, eof: r.src.eof}
-		ps := r.src.docSource.(*planSource)
+		// NEED_TIME). In a union, a document another scan found first is
+		// advanced too (the OR drops it): own counts those with the
+		// scan's.
+		ps := sc.ps
+		advanced := sc.handed
+		if ps.own != nil {
+			advanced = int64(len(ps.own))
+		}
+		f = stageFigures{advanced: advanced, needTime: sc.keys - advanced, eof: sc.eof}
 		var tested, dropped int64
 		if mk, _ := lookupD(stage, "isMultiKey").(bool); mk {
 			// Only a multikey scan tests record ids for duplicates.
-			tested, dropped = r.src.handed+ps.dupsDropped, ps.dupsDropped
+			tested, dropped = advanced+ps.dupsDropped, ps.dupsDropped
 		}
 		specific = bson.D{
-			{Key: "keysExamined", Value: explainCount(k)},
+			{Key: "keysExamined", Value: explainCount(sc.keys)},
 			{Key: "seeks", Value: explainCount(ps.seeks)},
+			{Key: "dupsTested", Value: explainCount(tested)},
+			{Key: "dupsDropped", Value: explainCount(dropped)},
+		}
+	case "OR":
+		// A work per work of its current scan; each result of a scan is
+		// tested against the record ids the OR returned (dupsTested) and
+		// dropped as NEED_TIME when among them; a scan's end is NEED_TIME
+		// but for the last scan's (or.cpp).
+		var tested, dropped, ended int64
+		for i, k := range kids {
+			f.works += k.works
+			f.needTime += k.needTime
+			tested += k.advanced
+			dropped += k.advanced - r.src.scans[i].handed
+			if k.eof {
+				ended++
+			}
+		}
+		f.advanced = tested - dropped
+		f.eof = ended == int64(len(kids))
+		f.needTime += dropped + ended
+		if f.eof {
+			f.needTime--
+		}
+		specific = bson.D{
 			{Key: "dupsTested", Value: explainCount(tested)},
 			{Key: "dupsDropped", Value: explainCount(dropped)},
 		}
 	case "IDHACK":
 		// One lookup, ADVANCED when the document is there; the stage is
 		// at its end after it.
-		f = stageFigures{advanced: r.src.handed, eof: true}
-		if r.src.eof {
+		f = stageFigures{advanced: sc.handed, eof: true}
+		if sc.eof {
 			f.works = 1
 		}
 		f.works += f.advanced
@@ -233,7 +358,7 @@ func (r *stageRun) annotate(stage bson.D) (bson.D, stageFigures) {
 	default: // the projections, RETURN_KEY: one result per result
 		f = child
 	}
-	if in == nil && f.works == 0 {
+	if in == nil && ins == nil && f.works == 0 {
 		// A leaf's works are its results, its NEED_TIMEs and its end.
 		f.works = f.advanced + f.needTime
 		if f.eof {
@@ -263,6 +388,9 @@ func (r *stageRun) annotate(stage bson.D) (bson.D, stageFigures) {
 	out = append(append(out, rest[head:]...), specific...)
 	if in != nil {
 		out = append(out, bson.E{Key: "inputStage", Value: in})
+	}
+	if ins != nil {
+		out = append(out, bson.E{Key: "inputStages", Value: ins})
 	}
 	return out, f
 }

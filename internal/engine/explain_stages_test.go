@@ -11,21 +11,18 @@ import (
 
 // TestExplainStagesDifferential checks, on random data sets under random
 // indexes, that the per-stage statistics of every random find's explain
-// agree with the find itself and with the explain's totals: the root
-// returns what the find returns; the stages' keysExamined and
-// docsExamined sum to totalKeysExamined and totalDocsExamined; every
-// stage's works are its ADVANCEDs, NEED_TIMEs and its end (isEOF), an
-// IDHACK's end aside; FETCH, SKIP and the projections work once per work
-// of their input, a LIMIT at most once more, a SORT once per input work
-// and per result, each stage returns no more than its input, and only a
-// multikey IXSCAN tests for duplicates.
+// (a $or among them, for index unions) agree with the find itself and
+// with the explain's totals: the root returns what the find returns; the
+// stages' keysExamined and docsExamined sum to totalKeysExamined and
+// totalDocsExamined; and each stage's figures agree with its input's
+// (checkStageTree).
 func TestExplainStagesDifferential(t *testing.T) {
 	e := newTestEngine(t)
 	sets := 20
 	if testing.Short() {
 		sets = 4
 	}
-	measured := 0
+	measured, unions := 0, 0
 	for _, seed := range diffSeeds(sets) {
 		g := querygen.New(seed)
 		coll := fmt.Sprintf("xs%d", datasetCount.Add(1))
@@ -41,7 +38,11 @@ func TestExplainStagesDifferential(t *testing.T) {
 			e.Insert("test", coll, []bson.Raw{bsonDoc(g.Doc(int32(i)))}, true, WriteOptions{})
 		}
 		for range 60 {
-			o := FindOptions{Filter: bsonDoc(g.Query())}
+			q := g.Query()
+			if g.Intn(4) == 0 {
+				q = g.OrFilter()
+			}
+			o := FindOptions{Filter: bsonDoc(q)}
 			if s := g.Sort(); len(s) > 0 {
 				o.Sort = bsonDoc(s)
 			}
@@ -80,57 +81,101 @@ func TestExplainStagesDifferential(t *testing.T) {
 				continue // a plan whose stages are not measured
 			}
 			measured++
+			if hasStage(root, "OR") {
+				unions++
+			}
 			where := fmt.Sprintf("seed %d, filter %s sort %s proj %s skip %d limit %d:\n%v", seed, o.Filter, o.Sort, o.Projection, o.Skip, o.Limit, root)
 			if got := num(lookupD(root, "nReturned")); got != n || num(lookupD(es, "nReturned")) != n {
 				t.Fatalf("%s\nroot returns %d, the find %d", where, got, n)
 			}
-			var keys, docs int64
-			for stage := root; stage != nil; {
-				name := lookupD(stage, "stage").(string)
-				works, adv, need, eof := num(lookupD(stage, "works")), num(lookupD(stage, "advanced")), num(lookupD(stage, "needTime")), num(lookupD(stage, "isEOF"))
-				if num(lookupD(stage, "nReturned")) != adv || adv < 0 || need < 0 || eof < 0 || eof > 1 {
-					t.Fatalf("%s\n%s: nReturned %v advanced %d needTime %d isEOF %d", where, name, lookupD(stage, "nReturned"), adv, need, eof)
-				}
-				if name != "IDHACK" && works != adv+need+eof {
-					t.Fatalf("%s\n%s: works %d, advanced %d + needTime %d + isEOF %d", where, name, works, adv, need, eof)
-				}
-				if name == "IXSCAN" {
-					// Only a multikey scan tests for duplicates; each it
-					// drops is a NEED_TIME.
-					tested, dropped := num(lookupD(stage, "dupsTested")), num(lookupD(stage, "dupsDropped"))
-					if mk, _ := lookupD(stage, "isMultiKey").(bool); mk && (tested != adv+dropped || dropped > need) || !mk && tested+dropped != 0 {
-						t.Fatalf("%s\nIXSCAN dupsTested %d dupsDropped %d", where, tested, dropped)
-					}
-				}
-				keys += num(lookupD(stage, "keysExamined"))
-				docs += num(lookupD(stage, "docsExamined"))
-				in, _ := lookupD(stage, "inputStage").(bson.D)
-				if in != nil {
-					cw, ca := num(lookupD(in, "works")), num(lookupD(in, "advanced"))
-					ok := adv <= ca
-					switch name {
-					case "SORT":
-						ok = ok && works == cw+adv+1
-					case "LIMIT":
-						ok = ok && (works == cw || works == cw+1)
-					default:
-						ok = ok && works == cw
-					}
-					if !ok {
-						t.Fatalf("%s\n%s works %d advanced %d over works %d advanced %d", where, name, works, adv, cw, ca)
-					}
-				}
-				stage = in
-			}
+			keys, docs := checkStageTree(t, where, root)
 			if keys != num(lookupD(es, "totalKeysExamined")) || docs != num(lookupD(es, "totalDocsExamined")) {
 				t.Fatalf("%s\nstages examine %d keys, %d documents; totals %v, %v", where, keys, docs, lookupD(es, "totalKeysExamined"), lookupD(es, "totalDocsExamined"))
 			}
 		}
 	}
-	t.Logf("%d explains with measured stages", measured)
-	if measured == 0 {
-		t.Fatal("no explain had measured stages")
+	t.Logf("%d explains with measured stages, %d with an index union", measured, unions)
+	if measured == 0 || unions == 0 {
+		t.Fatal("no explain had measured stages, or none an index union")
 	}
+}
+
+// checkStageTree checks the figures of stage and of the stages below it,
+// by the classic engine's work model, and returns the keys and documents
+// they examined: every stage's works are its ADVANCEDs, NEED_TIMEs and
+// its end (isEOF), an IDHACK's end aside; FETCH, SKIP and the projections
+// work once per work of their input, a LIMIT at most once more, a SORT
+// once per input work and per result; each stage returns no more than its
+// input; only a multikey IXSCAN tests for duplicates; an OR works once
+// per work of its scans, tests each of their results (dupsTested) and
+// returns those it does not drop.
+func checkStageTree(t *testing.T, where string, stage bson.D) (keys, docs int64) {
+	t.Helper()
+	name := lookupD(stage, "stage").(string)
+	works, adv, need, eof := num(lookupD(stage, "works")), num(lookupD(stage, "advanced")), num(lookupD(stage, "needTime")), num(lookupD(stage, "isEOF"))
+	if num(lookupD(stage, "nReturned")) != adv || adv < 0 || need < 0 || eof < 0 || eof > 1 {
+		t.Fatalf("%s\n%s: nReturned %v advanced %d needTime %d isEOF %d", where, name, lookupD(stage, "nReturned"), adv, need, eof)
+	}
+	if name != "IDHACK" && works != adv+need+eof {
+		t.Fatalf("%s\n%s: works %d, advanced %d + needTime %d + isEOF %d", where, name, works, adv, need, eof)
+	}
+	if name == "IXSCAN" {
+		// Only a multikey scan tests for duplicates; each it drops is a
+		// NEED_TIME.
+		tested, dropped := num(lookupD(stage, "dupsTested")), num(lookupD(stage, "dupsDropped"))
+		if mk, _ := lookupD(stage, "isMultiKey").(bool); mk && (tested != adv+dropped || dropped > need) || !mk && tested+dropped != 0 {
+			t.Fatalf("%s\nIXSCAN dupsTested %d dupsDropped %d", where, tested, dropped)
+		}
+	}
+	keys += num(lookupD(stage, "keysExamined"))
+	docs += num(lookupD(stage, "docsExamined"))
+	if scans, ok := lookupD(stage, "inputStages").(bson.A); ok {
+		var cw, ca int64
+		for _, s := range scans {
+			k, d := checkStageTree(t, where, s.(bson.D))
+			keys, docs = keys+k, docs+d
+			cw, ca = cw+num(lookupD(s.(bson.D), "works")), ca+num(lookupD(s.(bson.D), "advanced"))
+		}
+		tested, dropped := num(lookupD(stage, "dupsTested")), num(lookupD(stage, "dupsDropped"))
+		if name != "OR" || works != cw || tested != ca || adv != tested-dropped || dropped > need {
+			t.Fatalf("%s\n%s works %d advanced %d dupsTested %d dupsDropped %d over works %d advanced %d", where, name, works, adv, tested, dropped, cw, ca)
+		}
+	}
+	if in, ok := lookupD(stage, "inputStage").(bson.D); ok {
+		k, d := checkStageTree(t, where, in)
+		keys, docs = keys+k, docs+d
+		cw, ca := num(lookupD(in, "works")), num(lookupD(in, "advanced"))
+		ok := adv <= ca
+		switch name {
+		case "SORT":
+			ok = ok && works == cw+adv+1
+		case "LIMIT":
+			ok = ok && (works == cw || works == cw+1)
+		default:
+			ok = ok && works == cw
+		}
+		if !ok {
+			t.Fatalf("%s\n%s works %d advanced %d over works %d advanced %d", where, name, works, adv, cw, ca)
+		}
+	}
+	return keys, docs
+}
+
+// hasStage reports whether tree has a stage called name.
+func hasStage(tree bson.D, name string) bool {
+	if lookupD(tree, "stage") == name {
+		return true
+	}
+	if in, ok := lookupD(tree, "inputStage").(bson.D); ok && hasStage(in, name) {
+		return true
+	}
+	scans, _ := lookupD(tree, "inputStages").(bson.A)
+	for _, s := range scans {
+		if hasStage(s.(bson.D), name) {
+			return true
+		}
+	}
+	return false
 }
 
 // num is an explain count (0 when absent).

@@ -103,6 +103,11 @@ type planSource struct {
 	// second: counted on those branches only, never for a document it
 	// yields (and in the same allocation size class).
 	seeks, dupsDropped int64
+	// own is set, while an explain runs an index union, to the record ids
+	// this scan found (see countedSource): a document another of the
+	// union's scans yielded first is this scan's own the first time it
+	// meets it (its IXSCAN advances it, the OR above drops it).
+	own map[string]struct{}
 }
 
 func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *planner.Plan, stats *OpStats, closer func() error) (*planSource, error) {
@@ -241,6 +246,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 			s.stats.idKeyRead(s.clustered)
 		}
 		if s.seen != nil && s.dup(s.pointID) {
+			s.dropped(s.pointID)
 			return nil, nil
 		}
 		s.setLast(s.point, s.pointID)
@@ -250,6 +256,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 		if !s.p.Fetches() {
 			s.stats.DocsExamined++
 			if s.seen != nil && s.dup(s.it.Key()[len(s.prefix):]) {
+				s.dropped(s.it.Key()[len(s.prefix):])
 				if err := mongoerr.Interruption(s.ctx); err != nil {
 					return nil, err
 				}
@@ -274,7 +281,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 				}
 			}
 			if s.dup(encID) {
-				s.dupsDropped++
+				s.dropped(encID)
 				if err := mongoerr.Interruption(s.ctx); err != nil {
 					return nil, err
 				}
@@ -334,6 +341,20 @@ func (s *planSource) dup(encID []byte) bool {
 	}
 	s.seen[string(encID)] = struct{}{}
 	return false
+}
+
+// dropped counts a key of the document of encID passed over because the
+// document was yielded before (explain's dupsDropped): by this scan, or,
+// while an explain runs an index union, by another of its scans, which
+// the OR above drops instead (the first time this scan meets it: own).
+func (s *planSource) dropped(encID []byte) {
+	if s.own != nil {
+		if _, mine := s.own[string(encID)]; !mine {
+			s.own[string(encID)] = struct{}{}
+			return
+		}
+	}
+	s.dupsDropped++
 }
 
 // seekTo repositions the iterator within the current interval after a

@@ -3,6 +3,8 @@ package driver_test
 import (
 	"bytes"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -47,6 +49,17 @@ func TestExplainStageStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := mk.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	orColl := db.Collection("stagestats_or")
+	odocs := make([]any, 30)
+	for i := range odocs {
+		odocs[i] = bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 5}, {Key: "b", Value: i % 7}, {Key: "t", Value: bson.A{i, i + 1}}}
+	}
+	if _, err := orColl.InsertMany(ctx, odocs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := orColl.Indexes().CreateMany(ctx, []mongo.IndexModel{{Keys: bson.D{{Key: "a", Value: 1}}}, {Keys: bson.D{{Key: "b", Value: 1}}}, {Keys: bson.D{{Key: "t", Value: 1}}}}); err != nil {
 		t.Fatal(err)
 	}
 	common := []string{"nReturned", "executionTimeMillisEstimate", "works", "advanced", "needTime", "needYield", "saveState", "restoreState", "isEOF"}
@@ -118,6 +131,38 @@ func TestExplainStageStats(t *testing.T) {
 			{"IXSCAN", 8, 16, 7, 1, bson.D{{Key: "isMultiKey", Value: true}, {Key: "keysExamined", Value: 15}, {Key: "seeks", Value: 1},
 				{Key: "dupsTested", Value: 15}, {Key: "dupsDropped", Value: 7}}, nil},
 		}},
+		// An index union (or.cpp): the OR works once per work of its
+		// current scan and drops the documents a scan before found
+		// (dupsDropped), which that scan's IXSCAN advanced; a multikey
+		// scan drops its own second keys itself. a = 1: _id 1, 6, 11,
+		// 16, 21, 26; b = 1: _id 1, 8, 15, 22, 29.
+		{"or", "stagestats_or", find("stagestats_or", bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "b", Value: 1}}}}}), []fig{
+			{stage: "FETCH", returned: 10, works: 13, needTme: 2, eof: 1, specific: bson.D{{Key: "docsExamined", Value: 10}}},
+			{stage: "OR", returned: 10, works: 13, needTme: 2, eof: 1, specific: bson.D{{Key: "dupsTested", Value: 11}, {Key: "dupsDropped", Value: 1}},
+				order: append(append([]string{"stage"}, common...), "dupsTested", "dupsDropped", "inputStages")},
+			{stage: "IXSCAN@1", returned: 6, works: 7, eof: 1, specific: bson.D{{Key: "indexName", Value: "a_1"}, {Key: "keysExamined", Value: 6}, {Key: "seeks", Value: 1},
+				{Key: "dupsTested", Value: 0}, {Key: "dupsDropped", Value: 0}}, order: ixscanOrder},
+			{stage: "IXSCAN@2", returned: 5, works: 6, eof: 1, specific: bson.D{{Key: "indexName", Value: "b_1"}, {Key: "keysExamined", Value: 5}}},
+		}},
+		// t >= 25: one key of _id 24, two of each of _id 25 to 29; a = 0:
+		// _id 0, 5, ..., 25, whose 25 the first scan found.
+		{"or multikey", "stagestats_or", find("stagestats_or", bson.D{{Key: "$or", Value: bson.A{
+			bson.D{{Key: "t", Value: bson.D{{Key: "$gte", Value: 25}}}}, bson.D{{Key: "a", Value: 0}}}}}), []fig{
+			{stage: "FETCH", returned: 11, works: 19, needTme: 7, eof: 1, specific: bson.D{{Key: "docsExamined", Value: 11}}},
+			{stage: "OR", returned: 11, works: 19, needTme: 7, eof: 1, specific: bson.D{{Key: "dupsTested", Value: 12}, {Key: "dupsDropped", Value: 1}}},
+			{stage: "IXSCAN@1", returned: 6, works: 12, needTme: 5, eof: 1, specific: bson.D{{Key: "isMultiKey", Value: true}, {Key: "keysExamined", Value: 11},
+				{Key: "dupsTested", Value: 11}, {Key: "dupsDropped", Value: 5}}},
+			{stage: "IXSCAN@2", returned: 6, works: 7, eof: 1, specific: bson.D{{Key: "indexName", Value: "a_1"}, {Key: "keysExamined", Value: 6}}},
+		}},
+		// The limit ends the run in the first scan; the second never works.
+		{"or limit", "stagestats_or", find("stagestats_or", bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "b", Value: 1}}}}},
+			bson.E{Key: "limit", Value: 3}), []fig{
+			{stage: "LIMIT", returned: 3, works: 4, eof: 1},
+			{stage: "FETCH", returned: 3, works: 3},
+			{stage: "OR", returned: 3, works: 3, specific: bson.D{{Key: "dupsTested", Value: 3}, {Key: "dupsDropped", Value: 0}}},
+			{stage: "IXSCAN@1", returned: 3, works: 3, specific: bson.D{{Key: "keysExamined", Value: 3}, {Key: "seeks", Value: 1}}},
+			{stage: "IXSCAN@2", specific: bson.D{{Key: "keysExamined", Value: 0}, {Key: "seeks", Value: 0}}},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: tc.cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
@@ -125,9 +170,20 @@ func TestExplainStageStats(t *testing.T) {
 				t.Fatal(err)
 			}
 			stage := out.Lookup("executionStats", "executionStages").Document()
+			var or bson.Raw
 			for i, want := range tc.stages {
-				if i > 0 {
+				// A stage named NAME@n is the n-th of the last OR's
+				// inputStages.
+				name, branch, inOr := strings.Cut(want.stage, "@")
+				want.stage = name
+				switch {
+				case inOr:
+					stage = or.Lookup("inputStages", strconv.Itoa(int(branch[0]-'1'))).Document()
+				case i > 0:
 					stage = stage.Lookup("inputStage").Document()
+				}
+				if want.stage == "OR" {
+					or = stage
 				}
 				if got := stage.Lookup("stage").StringValue(); got != want.stage {
 					t.Fatalf("stage %d is %s, want %s: %s", i, got, want.stage, out)
