@@ -68,7 +68,7 @@ func (p *Plan) Explain(s Shape) bson.D {
 	if s.Count {
 		var in bson.D
 		switch {
-		case p.countScanShown():
+		case p.CountScanShown():
 			in = p.countScanStage()
 		case p.CountScan():
 			in = p.scanStage()
@@ -192,11 +192,11 @@ func (p *Plan) scanStage() bson.D {
 	return stage
 }
 
-// countScanShown reports whether a count plan shows as a COUNT_SCAN: one
+// CountScanShown reports whether a count plan shows as a COUNT_SCAN: one
 // interval of keys it counts. A scan of collation keys whose bounds hold
 // strings shows as the IXSCAN it is (its bounds shown as collation keys),
 // not a COUNT_SCAN, whose start and end keys would be the keys' bytes.
-func (p *Plan) countScanShown() bool {
+func (p *Plan) CountScanShown() bool {
 	if !p.CountScan() || len(p.Intervals) > 1 || p.checks != nil {
 		return false
 	}
@@ -331,7 +331,7 @@ func (p *Plan) Summary(clustered, count bool) string {
 		stage = p.nearStage()
 	case p.distinct != "":
 		stage = "DISTINCT_SCAN"
-	case count && p.countScanShown():
+	case count && p.CountScanShown():
 		stage = "COUNT_SCAN"
 	}
 	keyPattern := IDKeyPattern

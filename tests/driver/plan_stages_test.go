@@ -76,8 +76,9 @@ func TestExplainIndexUnionCountScanCovered(t *testing.T) {
 		t.Errorf("COUNT_SCAN bounds %s, want [{a: 10}, {a: 13})", bounds)
 	}
 	stats = out.Lookup("executionStats").Document()
-	if docs, keys := stats.Lookup("totalDocsExamined").AsInt64(), stats.Lookup("totalKeysExamined").AsInt64(); docs != 0 || keys != 30 {
-		t.Errorf("totalDocsExamined %d, totalKeysExamined %d, want 0 and 30", docs, keys)
+	// The 30 keys, and the read that finds none past them (count_scan.cpp).
+	if docs, keys := stats.Lookup("totalDocsExamined").AsInt64(), stats.Lookup("totalKeysExamined").AsInt64(); docs != 0 || keys != 31 {
+		t.Errorf("totalDocsExamined %d, totalKeysExamined %d, want 0 and 31", docs, keys)
 	}
 
 	find := bson.D{{Key: "find", Value: "stages"}, {Key: "filter", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$in", Value: bson.A{3, 4}}}}}},

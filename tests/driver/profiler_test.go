@@ -439,6 +439,58 @@ func TestProfilerIDWritesExamined(t *testing.T) {
 	}
 }
 
+// TestProfilerCountScanKeysExamined: a count whose keys decide its filter
+// as one range (COUNT_SCAN) examines each key in the range and the read
+// that finds none past it, as MongoDB's CountScan::doWork counts it: a
+// count of 5 examines 6 keys (profile_count.js, "Count with indexed
+// query"); a count stopped by its limit examines no further key. The
+// explain's totalKeysExamined counts the same.
+func TestProfilerCountScanKeysExamined(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("profcount")
+	c := db.Collection("test")
+	docs := make([]any, 10)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "a", Value: i}}
+	}
+	if _, err := c.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	gte5 := bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 5}}}}
+	for _, cmd := range []bson.D{
+		{{Key: "count", Value: "test"}, {Key: "query", Value: gte5}},
+		{{Key: "count", Value: "test"}, {Key: "query", Value: gte5}, {Key: "limit", Value: 2}},
+	} {
+		if err := db.RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, e := range profileEntries(t, db) {
+		if e.Lookup("command", "count").Type != 0 {
+			got = append(got, fmt.Sprintf("%s keys %d", e.Lookup("planSummary").StringValue(), e.Lookup("keysExamined").AsInt64()))
+		}
+	}
+	if want := []string{"COUNT_SCAN { a: 1 } keys 6", "COUNT_SCAN { a: 1 } keys 2"}; !slices.Equal(got, want) {
+		t.Errorf("count entries %q, want %q", got, want)
+	}
+	out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "count", Value: "test"}, {Key: "query", Value: gte5}}},
+		{Key: "verbosity", Value: "executionStats"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := out.Lookup("executionStats", "totalKeysExamined"); n.AsInt64() != 6 {
+		t.Errorf("explain's totalKeysExamined %v, want 6", n)
+	}
+}
+
 // TestProfilerUpdateStatementCommand: an update statement's entry shows it
 // as MongoDB re-serializes its parsed statement: fields in write_ops.idl's
 // order, multi and upsert always there, an index name hint as {$hint:
