@@ -25,11 +25,13 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 	}
 	st := opStatsOf(o.Ctx)
 	st.ran(c, p, true)
-	return e.count(c, p, q.filter, o, st)
+	return e.count(c, p, q.filter, o, st, nil)
 }
 
-// count runs the count of a plan.
-func (e *Engine) count(c *Collection, p *planner.Plan, f *query.Filter, o FindOptions, stats *OpStats) (int64, error) {
+// count runs the count of a plan. An explain's run (run set) counts what
+// the plan's source did (run.src) and the matches it read, skip
+// included (run.matched).
+func (e *Engine) count(c *Collection, p *planner.Plan, f *query.Filter, o FindOptions, stats *OpStats, run *stageRun) (int64, error) {
 	src, err := e.openSource(o.Ctx, c, p, o.Txn, stats)
 	if err != nil {
 		return 0, err
@@ -37,12 +39,23 @@ func (e *Engine) count(c *Collection, p *planner.Plan, f *query.Filter, o FindOp
 	defer src.Close()
 	var n int64
 	if ps, ok := src.(*planSource); ok && ps.p.CountScan() {
-		n, _, err = ps.countKeys(o.wanted())
+		var ended bool
+		n, ended, err = ps.countKeys(o.wanted())
+		if run != nil {
+			run.src = &countedSource{docSource: ps, handed: n, eof: ended, stats: stats}
+		}
 	} else {
+		if run != nil {
+			run.src = countSource(src, stats)
+			src = run.src
+		}
 		n, err = countMatches(&matchScan{src: src, filter: f, ctx: o.Ctx}, o.wanted())
 	}
 	if err != nil {
 		return 0, err
+	}
+	if run != nil {
+		run.matched = n
 	}
 	return max(n-o.Skip, 0), nil
 }

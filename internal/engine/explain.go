@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -80,13 +79,14 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 	stages := winning
 	switch {
 	case count:
-		var counted int64
+		run := &stageRun{stats: stats}
 		if c != nil {
-			if counted, err = e.count(c, p, q.filter, o, stats); err != nil {
+			if _, err = e.count(c, p, q.filter, o, stats, run); err != nil {
 				return nil, err
 			}
 		}
-		stages = append(slices.Clone(winning), bson.E{Key: "nCounted", Value: explainCount(counted)})
+		run.millis = time.Since(start).Milliseconds()
+		stages = run.countStages(winning, run.matched, o.Skip, o.Limit, c == nil || stagesMeasurable(p, lookupD(winning, "inputStage").(bson.D)))
 	case c != nil:
 		var run *stageRun
 		if n, run, err = e.runStages(c, q, p, o, stats); err != nil {

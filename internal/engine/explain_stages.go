@@ -168,8 +168,9 @@ type stageFigures struct {
 
 // measuredStages lists the stages whose statistics an explain's run
 // gives: a plan with another stage (TEXT, GEO, DISTINCT,
-// CLUSTERED_IXSCAN) keeps its tree without them.
-var measuredStages = []string{"COLLSCAN", "IXSCAN", "FETCH", "IDHACK", "SORT", "SKIP", "LIMIT", "OR",
+// CLUSTERED_IXSCAN) keeps its tree without them. A count's COUNT is
+// measured over them (countStages).
+var measuredStages = []string{"COLLSCAN", "IXSCAN", "FETCH", "IDHACK", "SORT", "SKIP", "LIMIT", "OR", "COUNT_SCAN",
 	"PROJECTION_DEFAULT", "PROJECTION_COVERED", "PROJECTION_SIMPLE", "RETURN_KEY"}
 
 // stagesMeasurable reports whether every stage of tree, the explain of
@@ -285,6 +286,12 @@ func (r *stageRun) annotateScan(stage bson.D, sc *scanRun) (bson.D, stageFigures
 			{Key: "dupsTested", Value: explainCount(tested)},
 			{Key: "dupsDropped", Value: explainCount(dropped)},
 		}
+	case "COUNT_SCAN":
+		// A work per key read, ADVANCED for each (its keys decide the
+		// count's filter as one range); the read finding no further key
+		// ends it (count_scan.cpp).
+		f = stageFigures{advanced: sc.handed, eof: sc.eof}
+		specific = bson.D{{Key: "keysExamined", Value: explainCount(sc.keys)}}
 	case "OR":
 		// A work per work of its current scan; each result of a scan is
 		// tested against the record ids the OR returned (dupsTested) and
@@ -365,6 +372,27 @@ func (r *stageRun) annotateScan(stage bson.D, sc *scanRun) (bson.D, stageFigures
 			f.works++
 		}
 	}
+	var out bson.D
+	if name == "COUNT_SCAN" {
+		// statsToBSON writes a COUNT_SCAN's keysExamined before its own
+		// fields.
+		out = r.figured(rest[:1], f, append(specific, rest[1:]...))
+	} else {
+		out = r.figured(rest, f, specific)
+	}
+	if in != nil {
+		out = append(out, bson.E{Key: "inputStage", Value: in})
+	}
+	if ins != nil {
+		out = append(out, bson.E{Key: "inputStages", Value: ins})
+	}
+	return out, f
+}
+
+// figured is a stage (its fields but its input, rest) with figures f and
+// its specific statistics: stage and filter, the common statistics
+// (CommonStats), the stage's own fields, then the specific ones.
+func (r *stageRun) figured(rest bson.D, f stageFigures, specific bson.D) bson.D {
 	head := 1
 	if len(rest) > 1 && rest[1].Key == "filter" {
 		head = 2
@@ -373,7 +401,7 @@ func (r *stageRun) annotateScan(stage bson.D, sc *scanRun) (bson.D, stageFigures
 	if f.eof {
 		eof = 1
 	}
-	out := append(make(bson.D, 0, len(rest)+len(specific)+10), rest[:head]...)
+	out := append(make(bson.D, 0, len(rest)+len(specific)+11), rest[:head]...)
 	out = append(out,
 		bson.E{Key: "nReturned", Value: explainCount(f.advanced)},
 		bson.E{Key: "executionTimeMillisEstimate", Value: explainCount(r.millis)},
@@ -385,12 +413,37 @@ func (r *stageRun) annotateScan(stage bson.D, sc *scanRun) (bson.D, stageFigures
 		bson.E{Key: "restoreState", Value: int32(0)},
 		bson.E{Key: "isEOF", Value: eof},
 	)
-	out = append(append(out, rest[head:]...), specific...)
-	if in != nil {
-		out = append(out, bson.E{Key: "inputStage", Value: in})
+	return append(append(out, rest[head:]...), specific...)
+}
+
+// countStages is the executionStages of a count's explain: its plan's
+// tree, winning (COUNT over its input), with every stage's statistics
+// from the count's run (measured: its input's stages are measurable;
+// else the COUNT alone has its counts), counted the matches the run read
+// (skip included) under the count's skip and limit. MongoDB's COUNT
+// (count.cpp CountStage::doWork) never returns a document; each of its
+// works works its input once, a result being skipped (nSkipped) while
+// skip remains, else counted (nCounted), and once nCounted reaches the
+// limit its next work ends without working its input, as does its first
+// over an input at its end from the start (an EOF stage).
+func (r *stageRun) countStages(winning bson.D, counted, skip, limit int64, measured bool) bson.D {
+	in := lookupD(winning, "inputStage").(bson.D)
+	skipped := min(skip, counted)
+	counts := bson.D{{Key: "nCounted", Value: explainCount(counted - skipped)}, {Key: "nSkipped", Value: explainCount(skipped)}}
+	if !measured {
+		return append(append(bson.D{winning[0]}, counts...), bson.E{Key: "inputStage", Value: in})
 	}
-	if ins != nil {
-		out = append(out, bson.E{Key: "inputStages", Value: ins})
+	child := stageFigures{eof: true}
+	if r.src == nil {
+		// A missing collection's EOF stage, never worked.
+		in = r.figured(in, child, nil)
+	} else {
+		in, child = r.annotate(in)
 	}
-	return out, f
+	f := stageFigures{works: child.works, eof: true}
+	if !child.eof || child.works == 0 {
+		f.works++
+	}
+	f.needTime = f.works - 1
+	return append(r.figured(bson.D{winning[0]}, f, counts), bson.E{Key: "inputStage", Value: in})
 }

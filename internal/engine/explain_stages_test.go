@@ -22,7 +22,7 @@ func TestExplainStagesDifferential(t *testing.T) {
 	if testing.Short() {
 		sets = 4
 	}
-	measured, unions := 0, 0
+	measured, unions, counts := 0, 0, 0
 	for _, seed := range diffSeeds(sets) {
 		g := querygen.New(seed)
 		coll := fmt.Sprintf("xs%d", datasetCount.Add(1))
@@ -92,12 +92,53 @@ func TestExplainStagesDifferential(t *testing.T) {
 			if keys != num(lookupD(es, "totalKeysExamined")) || docs != num(lookupD(es, "totalDocsExamined")) {
 				t.Fatalf("%s\nstages examine %d keys, %d documents; totals %v, %v", where, keys, docs, lookupD(es, "totalKeysExamined"), lookupD(es, "totalDocsExamined"))
 			}
+			if g.Intn(2) == 0 {
+				counts += checkCountStages(t, e, coll, FindOptions{Filter: o.Filter, Skip: o.Skip, Limit: o.Limit})
+			}
 		}
 	}
-	t.Logf("%d explains with measured stages, %d with an index union", measured, unions)
-	if measured == 0 || unions == 0 {
-		t.Fatal("no explain had measured stages, or none an index union")
+	t.Logf("%d explains with measured stages, %d with an index union, %d of counts", measured, unions, counts)
+	if measured == 0 || unions == 0 || counts == 0 {
+		t.Fatal("no explain had measured stages, or none an index union, or none of a count")
 	}
+}
+
+// checkCountStages checks the explain of the count o of coll against the
+// count itself (nCounted; the COUNT's input returns the documents it
+// skipped and counted) and its stages' figures against each other and
+// its totals (checkStageTree); it returns 1 when the stages were
+// measured.
+func checkCountStages(t *testing.T, e *Engine, coll string, o FindOptions) int {
+	t.Helper()
+	n, err := e.Count("test", coll, o)
+	if err != nil {
+		return 0
+	}
+	out, err := e.ExplainCount("test", coll, o, ExecutionStats)
+	if err != nil {
+		t.Fatalf("explain count %s: %v", o.Filter, err)
+	}
+	es := lookupD(out, "executionStats").(bson.D)
+	root := lookupD(es, "executionStages").(bson.D)
+	where := fmt.Sprintf("count %s skip %d limit %d:\n%v", o.Filter, o.Skip, o.Limit, root)
+	in := lookupD(root, "inputStage").(bson.D)
+	if num(lookupD(root, "nCounted")) != n {
+		t.Fatalf("%s\nnCounted %v, the count %d", where, lookupD(root, "nCounted"), n)
+	}
+	if lookupD(root, "works") == nil {
+		return 0
+	}
+	if num(lookupD(root, "nSkipped")) != min(o.Skip, num(lookupD(in, "advanced"))) {
+		t.Fatalf("%s\nnSkipped %v", where, lookupD(root, "nSkipped"))
+	}
+	if num(lookupD(root, "nCounted"))+num(lookupD(root, "nSkipped")) != num(lookupD(in, "advanced")) || num(lookupD(es, "nReturned")) != 0 {
+		t.Fatalf("%s\nthe COUNT's input returns %v", where, lookupD(in, "advanced"))
+	}
+	keys, docs := checkStageTree(t, where, root)
+	if keys != num(lookupD(es, "totalKeysExamined")) || docs != num(lookupD(es, "totalDocsExamined")) {
+		t.Fatalf("%s\nstages examine %d keys, %d documents; totals %v, %v", where, keys, docs, lookupD(es, "totalKeysExamined"), lookupD(es, "totalDocsExamined"))
+	}
+	return 1
 }
 
 // checkStageTree checks the figures of stage and of the stages below it,
@@ -105,8 +146,9 @@ func TestExplainStagesDifferential(t *testing.T) {
 // they examined: every stage's works are its ADVANCEDs, NEED_TIMEs and
 // its end (isEOF), an IDHACK's end aside; FETCH, SKIP and the projections
 // work once per work of their input, a LIMIT at most once more, a SORT
-// once per input work and per result; each stage returns no more than its
-// input; only a multikey IXSCAN tests for duplicates; an OR works once
+// once per input work and per result, a COUNT once per work of its input
+// and at most once more, returning nothing; each stage returns no more
+// than its input; only a multikey IXSCAN tests for duplicates; an OR works once
 // per work of its scans, tests each of their results (dupsTested) and
 // returns those it does not drop.
 func checkStageTree(t *testing.T, where string, stage bson.D) (keys, docs int64) {
@@ -149,6 +191,10 @@ func checkStageTree(t *testing.T, where string, stage bson.D) (keys, docs int64)
 		switch name {
 		case "SORT":
 			ok = ok && works == cw+adv+1
+		case "COUNT":
+			// It returns nothing, and ends at its limit without working
+			// its input.
+			ok = adv == 0 && (works == cw || works == cw+1)
 		case "LIMIT":
 			ok = ok && (works == cw || works == cw+1)
 		default:

@@ -163,6 +163,32 @@ func TestExplainStageStats(t *testing.T) {
 			{stage: "IXSCAN@1", returned: 3, works: 3, specific: bson.D{{Key: "keysExamined", Value: 3}, {Key: "seeks", Value: 1}}},
 			{stage: "IXSCAN@2", specific: bson.D{{Key: "keysExamined", Value: 0}, {Key: "seeks", Value: 0}}},
 		}},
+		// A count (count.cpp): COUNT returns nothing, works its input once
+		// per work of its own, skips then counts its input's results
+		// (nCounted, nSkipped before its input) and ends at its limit
+		// without working its input. COUNT_SCAN (count_scan.cpp) reads a
+		// key a work, its keysExamined before its own fields, and the
+		// read finding no key past its range is one more key examined.
+		{"count scan", "stagestats", bson.D{{Key: "count", Value: "stagestats"}, {Key: "query", Value: bson.D{{Key: "a", Value: 3}}}}, []fig{
+			{stage: "COUNT", works: 11, needTme: 10, eof: 1, specific: bson.D{{Key: "nCounted", Value: 10}, {Key: "nSkipped", Value: 0}},
+				order: append(append([]string{"stage"}, common...), "nCounted", "nSkipped", "inputStage")},
+			{stage: "COUNT_SCAN", returned: 10, works: 11, eof: 1, specific: bson.D{{Key: "keysExamined", Value: 11}},
+				order: append(append([]string{"stage"}, common...), "keysExamined", "keyPattern", "indexName", "isMultiKey", "isUnique", "isSparse", "isPartial", "indexVersion", "indexBounds")},
+		}},
+		{"count scan skip limit", "stagestats", bson.D{{Key: "count", Value: "stagestats"}, {Key: "query", Value: bson.D{{Key: "a", Value: 3}}},
+			{Key: "skip", Value: 2}, {Key: "limit", Value: -5}}, []fig{
+			{stage: "COUNT", works: 8, needTme: 7, eof: 1, specific: bson.D{{Key: "nCounted", Value: 5}, {Key: "nSkipped", Value: 2}}},
+			{stage: "COUNT_SCAN", returned: 7, works: 7, specific: bson.D{{Key: "keysExamined", Value: 7}}},
+		}},
+		{"count collscan", "stagestats", bson.D{{Key: "count", Value: "stagestats"}, {Key: "query", Value: bson.D{{Key: "b", Value: bson.D{{Key: "$gt", Value: 95}}}}}}, []fig{
+			{stage: "COUNT", works: 102, needTme: 101, eof: 1, specific: bson.D{{Key: "nCounted", Value: 4}, {Key: "nSkipped", Value: 0}}},
+			{stage: "COLLSCAN", returned: 4, works: 102, needTme: 97, eof: 1, specific: bson.D{{Key: "docsExamined", Value: 100}}},
+		}},
+		// An EOF stage is at its end before the COUNT works it.
+		{"count missing", "stagestats", bson.D{{Key: "count", Value: "stagestats_missing"}, {Key: "query", Value: bson.D{{Key: "a", Value: 3}}}}, []fig{
+			{stage: "COUNT", works: 1, eof: 1, specific: bson.D{{Key: "nCounted", Value: 0}, {Key: "nSkipped", Value: 0}}},
+			{stage: "EOF", eof: 1, order: append([]string{"stage"}, common...)},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: tc.cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
