@@ -89,7 +89,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 		stages = run.countStages(winning, run.matched, o.Skip, o.Limit, c == nil || stagesMeasurable(p, lookupD(winning, "inputStage").(bson.D)))
 	case c != nil:
 		var run *stageRun
-		if n, run, err = e.runStages(c, q, p, o, stats); err != nil {
+		if n, run, err = e.runStages(c, q, p, o, stats, nil); err != nil {
 			return nil, err
 		}
 		if stagesMeasurable(p, winning) {

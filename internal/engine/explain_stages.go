@@ -120,12 +120,18 @@ type stageRun struct {
 	// spilled.
 	sortBytes, spills int64
 	millis            int64
+	// stopped is set when the plan's consumer (a write of one document)
+	// stopped reading after n results: the plan's top stage was not
+	// asked past them.
+	stopped bool
+	n       int64
 }
 
 // runStages runs the find's plan p to its end for explain, as execute
 // runs it, with its source counted: the documents it returned and what
-// its stages did.
-func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats) (n int64, run *stageRun, err error) {
+// its stages did. visit, when set, takes each document and may stop the
+// run (stopped).
+func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats, visit func(bson.Raw) (bool, error)) (n int64, run *stageRun, err error) {
 	m, ordered, err := e.open(c, q, p, o, stats, nil)
 	if err != nil {
 		return 0, nil, err
@@ -151,7 +157,18 @@ func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o Fin
 			break
 		}
 		n++
+		if visit != nil {
+			more, err := visit(doc)
+			if err != nil {
+				return 0, nil, err
+			}
+			if !more {
+				run.stopped = true
+				break
+			}
+		}
 	}
+	run.n = n
 	if sorted != nil {
 		run.matched, run.sortBytes, run.spills = sorted.Sorted(), sorted.DataSize(), int64(sorted.Spilled())
 	} else {
@@ -345,6 +362,11 @@ func (r *stageRun) annotateScan(stage bson.D, sc *scanRun) (bson.D, stageFigures
 			n = lim
 		}
 		f = stageFigures{works: child.works + n + 1, advanced: n, needTime: child.works, eof: true}
+		if r.stopped {
+			// Its consumer took r.n results and asked no more; it is at
+			// its end when those were all.
+			f.works, f.advanced, f.eof = child.works+r.n, r.n, r.n == n
+		}
 		specific = bson.D{
 			{Key: "totalDataSizeSorted", Value: explainCount(r.sortBytes)},
 			{Key: "usedDisk", Value: r.spills > 0},
@@ -359,8 +381,11 @@ func (r *stageRun) annotateScan(stage bson.D, sc *scanRun) (bson.D, stageFigures
 		// Past limitAmount results it ends without working its input.
 		f = child
 		if lim, _ := explainInt(lookupD(stage, "limitAmount")); f.advanced >= lim {
-			f.works++
+			// At its end (isEOF) once it returned them, asked again or not.
 			f.eof = true
+			if !r.stopped {
+				f.works++
+			}
 		}
 	default: // the projections, RETURN_KEY: one result per result
 		f = child
@@ -414,6 +439,29 @@ func (r *stageRun) figured(rest bson.D, f stageFigures, specific bson.D) bson.D 
 		bson.E{Key: "isEOF", Value: eof},
 	)
 	return append(append(out, rest[head:]...), specific...)
+}
+
+// writeStages is the executionStages of a write's explain: winning (the
+// write stage over its input) with the write's counts, and from a run
+// whose input stages are measured (measured) every stage's statistics,
+// the write stage having returned returned documents. MongoDB's UPDATE
+// and DELETE (update_stage.cpp, delete_stage.cpp) work their input once
+// per work, each document written (counted) answering NEED_TIME, or
+// ADVANCED when the write returns documents (findAndModify); they end
+// when their input does, or once they wrote their one document (not
+// multi) or their input is at its end (an IDHACK after its lookup), the
+// next work then ending without working the input (stopped).
+func (r *stageRun) writeStages(winning bson.D, counts []bson.E, returned int64, measured bool) bson.D {
+	if !measured {
+		return append(append(bson.D{winning[0]}, counts...), winning[1:]...)
+	}
+	in, child := r.annotate(lookupD(winning, "inputStage").(bson.D))
+	f := stageFigures{works: child.works, advanced: returned, eof: true}
+	if r.stopped {
+		f.works++
+	}
+	f.needTime = f.works - f.advanced - 1
+	return append(r.figured(bson.D{winning[0]}, f, counts), bson.E{Key: "inputStage", Value: in})
 }
 
 // countStages is the executionStages of a count's explain: its plan's

@@ -22,7 +22,7 @@ func TestExplainStagesDifferential(t *testing.T) {
 	if testing.Short() {
 		sets = 4
 	}
-	measured, unions, counts := 0, 0, 0
+	measured, unions, counts, writes := 0, 0, 0, 0
 	for _, seed := range diffSeeds(sets) {
 		g := querygen.New(seed)
 		coll := fmt.Sprintf("xs%d", datasetCount.Add(1))
@@ -95,11 +95,14 @@ func TestExplainStagesDifferential(t *testing.T) {
 			if g.Intn(2) == 0 {
 				counts += checkCountStages(t, e, coll, FindOptions{Filter: o.Filter, Skip: o.Skip, Limit: o.Limit})
 			}
+			if g.Intn(3) == 0 {
+				writes += checkWriteStages(t, e, coll, o.Filter, g.Intn(2) == 0, g.Intn(2) == 0)
+			}
 		}
 	}
-	t.Logf("%d explains with measured stages, %d with an index union, %d of counts", measured, unions, counts)
-	if measured == 0 || unions == 0 || counts == 0 {
-		t.Fatal("no explain had measured stages, or none an index union, or none of a count")
+	t.Logf("%d explains with measured stages, %d with an index union, %d of counts, %d of writes", measured, unions, counts, writes)
+	if measured == 0 || unions == 0 || counts == 0 || writes == 0 {
+		t.Fatal("no explain had measured stages, or none an index union, a count or a write")
 	}
 }
 
@@ -141,13 +144,61 @@ func checkCountStages(t *testing.T, e *Engine, coll string, o FindOptions) int {
 	return 1
 }
 
+// checkWriteStages checks the explain of an update (or a delete) of the
+// documents of coll matching filter (multi: all, else the first) against
+// the count of those documents (nMatched, nWouldDelete) and its stages'
+// figures against each other and its totals (checkStageTree); it returns
+// 1 when the stages were measured.
+func checkWriteStages(t *testing.T, e *Engine, coll string, filter bson.Raw, multi, del bool) int {
+	t.Helper()
+	n, err := e.Count("test", coll, FindOptions{Filter: filter})
+	if err != nil {
+		return 0
+	}
+	if !multi {
+		n = min(n, 1)
+	}
+	var out bson.D
+	counted := "nMatched"
+	if del {
+		limit := 1
+		if multi {
+			limit = 0
+		}
+		counted = "nWouldDelete"
+		out, err = e.ExplainDelete("test", coll, filter, limit, bson.RawValue{}, WriteOptions{}, ExecutionStats)
+	} else {
+		out, err = e.ExplainUpdate("test", coll, UpdateSpec{Filter: filter, Update: bsonDoc(bson.D{{Key: "$set", Value: bson.D{{Key: "zz", Value: int32(1)}}}}), Multi: multi}, ExecutionStats)
+	}
+	if err != nil {
+		t.Fatalf("explain write %s: %v", filter, err)
+	}
+	es := lookupD(out, "executionStats").(bson.D)
+	root := lookupD(es, "executionStages").(bson.D)
+	where := fmt.Sprintf("write %s multi %v delete %v:\n%v", filter, multi, del, root)
+	if num(lookupD(root, counted)) != n {
+		t.Fatalf("%s\n%s %v, want %d", where, counted, lookupD(root, counted), n)
+	}
+	if lookupD(root, "works") == nil {
+		return 0
+	}
+	keys, docs := checkStageTree(t, where, root)
+	if keys != num(lookupD(es, "totalKeysExamined")) || docs != num(lookupD(es, "totalDocsExamined")) {
+		t.Fatalf("%s\nstages examine %d keys, %d documents; totals %v, %v", where, keys, docs, lookupD(es, "totalKeysExamined"), lookupD(es, "totalDocsExamined"))
+	}
+	if in := lookupD(root, "inputStage").(bson.D); num(lookupD(in, "advanced")) < n {
+		t.Fatalf("%s\nthe write's input returned fewer than its %d documents", where, n)
+	}
+	return 1
+}
+
 // checkStageTree checks the figures of stage and of the stages below it,
 // by the classic engine's work model, and returns the keys and documents
 // they examined: every stage's works are its ADVANCEDs, NEED_TIMEs and
 // its end (isEOF), an IDHACK's end aside; FETCH, SKIP and the projections
 // work once per work of their input, a LIMIT at most once more, a SORT
-// once per input work and per result, a COUNT once per work of its input
-// and at most once more, returning nothing; each stage returns no more
+// once per input work and per result, a COUNT, UPDATE or DELETE once per
+// work of its input and at most once more, returning nothing; each stage returns no more
 // than its input; only a multikey IXSCAN tests for duplicates; an OR works once
 // per work of its scans, tests each of their results (dupsTested) and
 // returns those it does not drop.
@@ -191,9 +242,10 @@ func checkStageTree(t *testing.T, where string, stage bson.D) (keys, docs int64)
 		switch name {
 		case "SORT":
 			ok = ok && works == cw+adv+1
-		case "COUNT":
-			// It returns nothing, and ends at its limit without working
-			// its input.
+		case "COUNT", "UPDATE", "DELETE":
+			// It returns nothing (a find and modify aside), and may end
+			// without working its input again (its limit, its one
+			// document).
 			ok = adv == 0 && (works == cw || works == cw+1)
 		case "LIMIT":
 			ok = ok && (works == cw || works == cw+1)

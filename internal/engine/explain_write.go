@@ -160,35 +160,27 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 	stats := &OpStats{}
 	start := time.Now()
 	var returned int64
+	stages := winning
 	if c != nil {
-		cur, err := e.execute(c, q, p, o, stats, nil)
+		// An IDHACK is at its end after its lookup: the write stage asks
+		// it no more (UpdateStage::isEOF).
+		idHack := lookupD(input, "stage") == "IDHACK"
+		_, run, err := e.runStages(c, q, p, o, stats, func(doc bson.Raw) (bool, error) {
+			_, pos, err := q.filter.MatchErr(doc)
+			if err != nil {
+				return false, err
+			}
+			more, err := visit(doc, pos)
+			if returnsDoc {
+				returned++
+			}
+			return more && !idHack, err
+		})
 		if err != nil {
 			return nil, err
 		}
-		defer cur.Close()
-		for more := true; more; {
-			doc, err := cur.Next()
-			if err != nil {
-				return nil, err
-			}
-			if doc == nil {
-				break
-			}
-			_, pos, err := q.filter.MatchErr(doc)
-			if err == nil {
-				more, err = visit(doc, pos)
-			}
-			if err == nil && returnsDoc {
-				returned++
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	stages := winning
-	if c != nil {
-		stages = append(append(bson.D{winning[0]}, counts()...), winning[1:]...)
+		run.millis = time.Since(start).Milliseconds()
+		stages = run.writeStages(winning, counts(), returned, stagesMeasurable(p, input))
 	}
 	return append(out, executionStats(returned, start, stats, stages, v, trial, shape)), nil
 }

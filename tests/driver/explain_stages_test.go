@@ -189,6 +189,55 @@ func TestExplainStageStats(t *testing.T) {
 			{stage: "COUNT", works: 1, eof: 1, specific: bson.D{{Key: "nCounted", Value: 0}, {Key: "nSkipped", Value: 0}}},
 			{stage: "EOF", eof: 1, order: append([]string{"stage"}, common...)},
 		}},
+		// A write (update_stage.cpp, delete_stage.cpp): UPDATE and DELETE
+		// work their input once per work of their own, each document
+		// written answering NEED_TIME (ADVANCED for findAndModify, which
+		// returns it); their counts follow the common statistics. A write
+		// of one document ends after it without working its input again,
+		// and an IDHACK is at its end after its lookup. Nothing is written.
+		{"update multi", "stagestats", bson.D{{Key: "update", Value: "stagestats"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "a", Value: 3}}},
+			{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "multi", Value: true}}}}}, []fig{
+			{stage: "UPDATE", works: 11, needTme: 10, eof: 1, specific: bson.D{{Key: "nMatched", Value: 10}, {Key: "nWouldModify", Value: 10}, {Key: "nWouldUpsert", Value: 0}},
+				order: append(append([]string{"stage"}, common...), "nMatched", "nWouldModify", "nWouldUpsert", "inputStage")},
+			{stage: "FETCH", returned: 10, works: 11, eof: 1, specific: bson.D{{Key: "docsExamined", Value: 10}}},
+			{stage: "IXSCAN", returned: 10, works: 11, eof: 1, specific: bson.D{{Key: "keysExamined", Value: 10}}},
+		}},
+		{"update one", "stagestats", bson.D{{Key: "update", Value: "stagestats"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "a", Value: 3}}},
+			{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}}}}}, []fig{
+			{stage: "UPDATE", works: 2, needTme: 1, eof: 1, specific: bson.D{{Key: "nMatched", Value: 1}, {Key: "nWouldModify", Value: 1}}},
+			{stage: "FETCH", returned: 1, works: 1, specific: bson.D{{Key: "docsExamined", Value: 1}}},
+			{stage: "IXSCAN", returned: 1, works: 1, specific: bson.D{{Key: "keysExamined", Value: 1}}},
+		}},
+		{"update by _id", "stagestats", bson.D{{Key: "update", Value: "stagestats"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 7}}},
+			{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "multi", Value: true}}}}}, []fig{
+			{stage: "UPDATE", works: 2, needTme: 1, eof: 1, specific: bson.D{{Key: "nMatched", Value: 1}}},
+			{stage: "IDHACK", returned: 1, works: 1, eof: 1, specific: bson.D{{Key: "keysExamined", Value: 1}, {Key: "docsExamined", Value: 1}}},
+		}},
+		{"upsert", "stagestats", bson.D{{Key: "update", Value: "stagestats"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "a", Value: 99}}},
+			{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "upsert", Value: true}}}}}, []fig{
+			{stage: "UPDATE", works: 1, eof: 1, specific: bson.D{{Key: "nMatched", Value: 0}, {Key: "nWouldModify", Value: 0}, {Key: "nWouldUpsert", Value: 1}}},
+			{stage: "FETCH", works: 1, eof: 1},
+			{stage: "IXSCAN", works: 1, eof: 1, specific: bson.D{{Key: "keysExamined", Value: 0}}},
+		}},
+		{"delete multi", "stagestats", bson.D{{Key: "delete", Value: "stagestats"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "a", Value: 3}}},
+			{Key: "limit", Value: 0}}}}}, []fig{
+			{stage: "DELETE", works: 11, needTme: 10, eof: 1, specific: bson.D{{Key: "nWouldDelete", Value: 10}},
+				order: append(append([]string{"stage"}, common...), "nWouldDelete", "inputStage")},
+			{stage: "FETCH", returned: 10, works: 11, eof: 1},
+		}},
+		{"delete one", "stagestats", bson.D{{Key: "delete", Value: "stagestats"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 1}}}}}, []fig{
+			{stage: "DELETE", works: 3, needTme: 2, eof: 1, specific: bson.D{{Key: "nWouldDelete", Value: 1}}},
+			{stage: "COLLSCAN", returned: 1, works: 2, needTme: 1, specific: bson.D{{Key: "docsExamined", Value: 1}}},
+		}},
+		// A sorted findAndModify takes the first of a SORT of limit 1,
+		// which is at its end once it returned it.
+		{"findAndModify sorted", "stagestats", bson.D{{Key: "findAndModify", Value: "stagestats"}, {Key: "query", Value: bson.D{{Key: "a", Value: 3}}},
+			{Key: "sort", Value: bson.D{{Key: "b", Value: -1}}}, {Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}}, []fig{
+			{stage: "UPDATE", returned: 1, works: 13, needTme: 11, eof: 1, specific: bson.D{{Key: "nMatched", Value: 1}}},
+			{stage: "SORT", returned: 1, works: 12, needTme: 11, eof: 1, specific: bson.D{{Key: "limitAmount", Value: 1}}},
+			{stage: "FETCH", returned: 10, works: 11, eof: 1},
+			{stage: "IXSCAN", returned: 10, works: 11, eof: 1},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: tc.cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
