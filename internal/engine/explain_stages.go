@@ -442,26 +442,44 @@ func (r *stageRun) figured(rest bson.D, f stageFigures, specific bson.D) bson.D 
 }
 
 // writeStages is the executionStages of a write's explain: winning (the
-// write stage over its input) with the write's counts, and from a run
-// whose input stages are measured (measured) every stage's statistics,
-// the write stage having returned returned documents. MongoDB's UPDATE
-// and DELETE (update_stage.cpp, delete_stage.cpp) work their input once
-// per work, each document written (counted) answering NEED_TIME, or
+// write stage over its input, under a findAndModify's projection) with
+// the write's counts, and from a run whose input stages are measured
+// (measured) every stage's statistics, the write stage having returned
+// returned documents, with upserted the one an upsert made. MongoDB's
+// UPDATE and DELETE (update_stage.cpp, delete_stage.cpp) work their input
+// once per work, each document written (counted) answering NEED_TIME, or
 // ADVANCED when the write returns documents (findAndModify); they end
 // when their input does, or once they wrote their one document (not
 // multi) or their input is at its end (an IDHACK after its lookup), the
-// next work then ending without working the input (stopped).
-func (r *stageRun) writeStages(winning bson.D, counts []bson.E, returned int64, measured bool) bson.D {
+// next work then ending without working the input (stopped); an upsert
+// returning its document does so in the work its input ended
+// (upsert_stage.cpp), and ends in the next. A projection returns what the
+// write stage returns.
+func (r *stageRun) writeStages(winning bson.D, counts []bson.E, returned int64, upserted, measured bool) bson.D {
+	var proj bson.D
+	if lookupD(winning, "stage") == "PROJECTION_DEFAULT" {
+		proj, winning = winning, lookupD(winning, "inputStage").(bson.D)
+	}
+	var write bson.D
+	var f stageFigures
 	if !measured {
-		return append(append(bson.D{winning[0]}, counts...), winning[1:]...)
+		write = append(append(bson.D{winning[0]}, counts...), winning[1:]...)
+	} else {
+		in, child := r.annotate(lookupD(winning, "inputStage").(bson.D))
+		f = stageFigures{works: child.works, advanced: returned, eof: true}
+		if r.stopped || upserted {
+			f.works++
+		}
+		f.needTime = f.works - f.advanced - 1
+		write = append(r.figured(bson.D{winning[0]}, f, counts), bson.E{Key: "inputStage", Value: in})
 	}
-	in, child := r.annotate(lookupD(winning, "inputStage").(bson.D))
-	f := stageFigures{works: child.works, advanced: returned, eof: true}
-	if r.stopped {
-		f.works++
+	switch {
+	case proj == nil:
+		return write
+	case !measured:
+		return bson.D{proj[0], proj[1], {Key: "inputStage", Value: write}}
 	}
-	f.needTime = f.works - f.advanced - 1
-	return append(r.figured(bson.D{winning[0]}, f, counts), bson.E{Key: "inputStage", Value: in})
+	return append(r.figured(proj[:2], f, nil), bson.E{Key: "inputStage", Value: write})
 }
 
 // countStages is the executionStages of a count's explain: its plan's

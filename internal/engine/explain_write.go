@@ -24,7 +24,7 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, v Verbosity) (bson
 		return nil, err
 	}
 	visit, counts := explainUpdateCounts(upd, u.Multi, u.Upsert)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", v, visit, counts, false)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", v, visit, counts, nil)
 }
 
 // explainUpdateCounts applies upd to the documents an explained update
@@ -60,7 +60,7 @@ func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint
 		return nil, err
 	}
 	visit, counts := explainDeleteCounts(limit != 1)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", v, visit, counts, false)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", v, visit, counts, nil)
 }
 
 // explainDeleteCounts counts the documents an explained delete finds (all
@@ -95,16 +95,27 @@ func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, v Ve
 	if _, err := s.projection(f); err != nil {
 		return nil, err
 	}
+	ret := &famReturn{upsertNew: s.Upsert && s.New, fields: s.Fields}
 	if s.Remove {
 		visit, counts := explainDeleteCounts(false)
-		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", v, visit, counts, true)
+		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", v, visit, counts, ret)
 	}
 	upd, err := compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator(), s.Clock)
 	if err != nil {
 		return nil, err
 	}
 	visit, counts := explainUpdateCounts(upd, false, s.Upsert)
-	return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "UPDATE", v, visit, counts, true)
+	return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "UPDATE", v, visit, counts, ret)
+}
+
+// famReturn is what findAndModify's write stage returns besides the
+// document it writes: with upsertNew (upsert and new) the document an
+// upsert inserts, which UpsertStage::doWork returns in the work that
+// made it; fields, when set, projects it, a PROJECTION_DEFAULT over the
+// write stage (getExecutorUpdate, getExecutorDelete).
+type famReturn struct {
+	upsertNew bool
+	fields    bson.Raw
 }
 
 // explainWrite is the explain of a write of kind stage (UPDATE, DELETE)
@@ -114,11 +125,11 @@ func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, v Ve
 // executionStats of running the plan, each
 // matching document (with its positional match) passed to visit until
 // visit returns false, the write stage then reporting counts and, with
-// returnsDoc (findAndModify's), returning each document it visited
-// (nReturned). A sorted write takes the first document in order. On a
-// missing collection the plan is an EOF stage alone.
+// ret (findAndModify's), returning each document it visited, or the one
+// an upsert inserts (nReturned). A sorted write takes the first document
+// in order. On a missing collection the plan is an EOF stage alone.
 func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, v Verbosity,
-	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E, returnsDoc bool) (bson.D, error) {
+	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E, ret *famReturn) (bson.D, error) {
 	if filter == nil {
 		filter = bsonDoc(bson.D{})
 	}
@@ -152,6 +163,9 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 	winning := input
 	if c != nil {
 		winning = bson.D{{Key: "stage", Value: stage}, {Key: "inputStage", Value: input}}
+		if ret != nil && len(ret.fields) > 0 {
+			winning = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: ret.fields}, {Key: "inputStage", Value: winning}}
+		}
 	}
 	out := queryPlanner(db+"."+coll, filter, q.filter.Collator(), c, id, winning, rejected)
 	if v < ExecutionStats {
@@ -171,7 +185,7 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 				return false, err
 			}
 			more, err := visit(doc, pos)
-			if returnsDoc {
+			if ret != nil {
 				returned++
 			}
 			return more && !idHack, err
@@ -179,8 +193,13 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 		if err != nil {
 			return nil, err
 		}
+		// An upsert inserts when nothing matched.
+		upserted := ret != nil && ret.upsertNew && returned == 0
+		if upserted {
+			returned = 1
+		}
 		run.millis = time.Since(start).Milliseconds()
-		stages = run.writeStages(winning, counts(), returned, stagesMeasurable(p, input))
+		stages = run.writeStages(winning, counts(), returned, upserted, stagesMeasurable(p, input))
 	}
 	return append(out, executionStats(returned, start, stats, stages, v, trial, shape)), nil
 }

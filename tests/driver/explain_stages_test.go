@@ -238,6 +238,22 @@ func TestExplainStageStats(t *testing.T) {
 			{stage: "FETCH", returned: 10, works: 11, eof: 1},
 			{stage: "IXSCAN", returned: 10, works: 11, eof: 1},
 		}},
+		// findAndModify's upsert with new returns the document it would
+		// insert, in the work its input ended, and ends in the next
+		// (upsert_stage.cpp); its fields project what the write stage
+		// returns, a PROJECTION_DEFAULT over it (explain_find_and_modify.js).
+		{"findAndModify upsert new", "stagestats", bson.D{{Key: "findAndModify", Value: "stagestats"}, {Key: "query", Value: bson.D{{Key: "a", Value: 99}}},
+			{Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "upsert", Value: true}, {Key: "new", Value: true}}, []fig{
+			{stage: "UPDATE", returned: 1, works: 2, eof: 1, specific: bson.D{{Key: "nMatched", Value: 0}, {Key: "nWouldUpsert", Value: 1}}},
+			{stage: "FETCH", works: 1, eof: 1},
+		}},
+		{"findAndModify fields", "stagestats", bson.D{{Key: "findAndModify", Value: "stagestats"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 7}}},
+			{Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "fields", Value: bson.D{{Key: "b", Value: 1}}}}, []fig{
+			{stage: "PROJECTION_DEFAULT", returned: 1, works: 2, eof: 1, specific: bson.D{{Key: "transformBy", Value: bson.D{{Key: "b", Value: int32(1)}}}},
+				order: append(append([]string{"stage"}, common...), "transformBy", "inputStage")},
+			{stage: "UPDATE", returned: 1, works: 2, eof: 1, specific: bson.D{{Key: "nMatched", Value: 1}}},
+			{stage: "IDHACK", returned: 1, works: 1, eof: 1},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: tc.cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
@@ -307,6 +323,17 @@ func TestExplainStageStats(t *testing.T) {
 				}
 			}
 		})
+	}
+	// findAndModify's projection is in its winning plan too.
+	fields := bson.D{{Key: "findAndModify", Value: "stagestats"}, {Key: "query", Value: bson.D{{Key: "a", Value: 2}}}, {Key: "remove", Value: true},
+		{Key: "fields", Value: bson.D{{Key: "b", Value: 0}}}}
+	win, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: fields}, {Key: "verbosity", Value: "queryPlanner"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan := win.Lookup("queryPlanner", "winningPlan").Document(); plan.Lookup("stage").StringValue() != "PROJECTION_DEFAULT" ||
+		plan.Lookup("inputStage", "stage").StringValue() != "DELETE" || plan.Lookup("works").Type != 0 {
+		t.Errorf("findAndModify with fields: winning plan %s, want PROJECTION_DEFAULT over DELETE", plan)
 	}
 	// At verbosity queryPlanner the stages carry no statistics.
 	out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: find("stagestats", bson.D{{Key: "b", Value: 1}})}, {Key: "verbosity", Value: "queryPlanner"}}).Raw()
