@@ -18,7 +18,7 @@ func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue,
 	if key == "" {
 		return nil, mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 	}
-	if vals, ok, err := e.distinctScan(db, coll, key, o, opStatsOf(o.Ctx)); ok || err != nil {
+	if vals, ok, err := e.distinctScan(db, coll, key, o, opStatsOf(o.Ctx), nil); ok || err != nil {
 		return vals, err
 	}
 	cur, err := e.Find(db, coll, o)

@@ -34,7 +34,9 @@ func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planne
 // decide the filter, reading the first entry of each value and seeking
 // past the others, as MongoDB's DISTINCT_SCAN does. ok is false when no
 // index qualifies (or the index turned multikey since it was planned).
-func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *OpStats) (vals []bson.RawValue, ok bool, err error) {
+// An explain's run (run set) counts what the scan did (run.src): it
+// returned one entry per value.
+func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *OpStats, run *stageRun) (vals []bson.RawValue, ok bool, err error) {
 	c := e.lookup(o.Txn, db, coll)
 	if c == nil {
 		return nil, false, nil
@@ -57,7 +59,11 @@ func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *OpStat
 	if err = ps.distinctValues(strings.Split(key, "."), set); err != nil {
 		return nil, false, err
 	}
-	return set.sorted(), true, nil
+	vals = set.sorted()
+	if run != nil {
+		run.src = &countedSource{docSource: ps, handed: int64(len(vals)), eof: true, stats: stats}
+	}
+	return vals, true, nil
 }
 
 // distinctValues reads the values of the first index field, one entry

@@ -132,11 +132,17 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, v Verbosit
 	}
 	stats := &OpStats{}
 	start := time.Now()
-	vals, _, err := e.distinctScan(db, coll, key, o, stats)
+	run := &stageRun{stats: stats}
+	vals, _, err := e.distinctScan(db, coll, key, o, stats, run)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, executionStats(int64(len(vals)), start, stats, winning, v, nil, planner.Shape{})), nil
+	stages := winning
+	if run.src != nil && stagesMeasurable(p, winning) {
+		run.millis = time.Since(start).Milliseconds()
+		stages, _ = run.annotate(winning)
+	}
+	return append(out, executionStats(int64(len(vals)), start, stats, stages, v, nil, planner.Shape{})), nil
 }
 
 // queryPlanner is the queryPlanner section of an explain; a query under a

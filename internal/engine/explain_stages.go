@@ -184,10 +184,10 @@ type stageFigures struct {
 }
 
 // measuredStages lists the stages whose statistics an explain's run
-// gives: a plan with another stage (TEXT, GEO, DISTINCT,
-// CLUSTERED_IXSCAN) keeps its tree without them. A count's COUNT is
+// gives: a plan with another stage (TEXT, GEO, CLUSTERED_IXSCAN) keeps
+// its tree without them. A count's COUNT is
 // measured over them (countStages).
-var measuredStages = []string{"COLLSCAN", "IXSCAN", "FETCH", "IDHACK", "SORT", "SKIP", "LIMIT", "OR", "COUNT_SCAN",
+var measuredStages = []string{"COLLSCAN", "IXSCAN", "FETCH", "IDHACK", "SORT", "SKIP", "LIMIT", "OR", "COUNT_SCAN", "DISTINCT_SCAN",
 	"PROJECTION_DEFAULT", "PROJECTION_COVERED", "PROJECTION_SIMPLE", "RETURN_KEY"}
 
 // stagesMeasurable reports whether every stage of tree, the explain of
@@ -308,6 +308,14 @@ func (r *stageRun) annotateScan(stage bson.D, sc *scanRun) (bson.D, stageFigures
 		// count's filter as one range); the read finding no further key
 		// ends it (count_scan.cpp).
 		f = stageFigures{advanced: sc.handed, eof: sc.eof}
+		specific = bson.D{{Key: "keysExamined", Value: explainCount(sc.keys)}}
+	case "DISTINCT_SCAN":
+		// A work per key read (distinct_scan.cpp): ADVANCED for each
+		// value, then seeking past the value's other entries; NEED_TIME
+		// for a key outside the bounds (or, in Folio, a further null
+		// entry, whose document's value is read); the read finding none
+		// ends it.
+		f = stageFigures{advanced: sc.handed, needTime: sc.keys - sc.handed, eof: sc.eof}
 		specific = bson.D{{Key: "keysExamined", Value: explainCount(sc.keys)}}
 	case "OR":
 		// A work per work of its current scan; each result of a scan is

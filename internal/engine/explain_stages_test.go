@@ -22,14 +22,15 @@ func TestExplainStagesDifferential(t *testing.T) {
 	if testing.Short() {
 		sets = 4
 	}
-	measured, unions, counts, writes := 0, 0, 0, 0
+	measured, unions, counts, writes, distincts := 0, 0, 0, 0, 0
 	for _, seed := range diffSeeds(sets) {
 		g := querygen.New(seed)
 		coll := fmt.Sprintf("xs%d", datasetCount.Add(1))
 		if err := e.CreateCollection("test", coll, CollectionOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		for _, spec := range g.Indexes() {
+		specs := g.Indexes()
+		for _, spec := range specs {
 			if _, err := e.CreateIndexes("test", coll, []IndexSpec{genIndexSpec(spec)}, nil); err != nil {
 				t.Fatalf("seed %d: index %v: %v", seed, spec.Key, err)
 			}
@@ -98,11 +99,18 @@ func TestExplainStagesDifferential(t *testing.T) {
 			if g.Intn(3) == 0 {
 				writes += checkWriteStages(t, e, coll, o.Filter, g.Intn(2) == 0, g.Intn(2) == 0)
 			}
+			if key := specs[g.Intn(len(specs))].Key[0].Key; g.Intn(3) == 0 && key != "$**" {
+				filter := o.Filter
+				if g.Intn(2) == 0 {
+					filter = bsonDoc(g.IndexFilter(bson.D{{Key: key, Value: 1}}))
+				}
+				distincts += checkDistinctStages(t, e, coll, key, filter)
+			}
 		}
 	}
-	t.Logf("%d explains with measured stages, %d with an index union, %d of counts, %d of writes", measured, unions, counts, writes)
-	if measured == 0 || unions == 0 || counts == 0 || writes == 0 {
-		t.Fatal("no explain had measured stages, or none an index union, a count or a write")
+	t.Logf("%d explains with measured stages, %d with an index union, %d of counts, %d of writes, %d of distinct scans", measured, unions, counts, writes, distincts)
+	if measured == 0 || unions == 0 || counts == 0 || writes == 0 || distincts == 0 && !testing.Short() {
+		t.Fatal("no explain had measured stages, or none an index union, a count, a write or a distinct scan")
 	}
 }
 
@@ -188,6 +196,37 @@ func checkWriteStages(t *testing.T, e *Engine, coll string, filter bson.Raw, mul
 	}
 	if in := lookupD(root, "inputStage").(bson.D); num(lookupD(in, "advanced")) < n {
 		t.Fatalf("%s\nthe write's input returned fewer than its %d documents", where, n)
+	}
+	return 1
+}
+
+// checkDistinctStages checks the explain of a distinct on key of coll
+// under filter, when it is a DISTINCT_SCAN: it returns one document per
+// distinct value (nReturned), and its figures agree with each other and
+// the keys examined (checkStageTree); it returns 1 when it was one.
+func checkDistinctStages(t *testing.T, e *Engine, coll, key string, filter bson.Raw) int {
+	t.Helper()
+	vals, err := e.Distinct("test", coll, key, FindOptions{Filter: filter})
+	if err != nil {
+		return 0
+	}
+	out, err := e.ExplainDistinct("test", coll, key, FindOptions{Filter: filter}, ExecutionStats)
+	if err != nil {
+		t.Fatalf("explain distinct %s %s: %v", key, filter, err)
+	}
+	es := lookupD(out, "executionStats").(bson.D)
+	root := lookupD(es, "executionStages").(bson.D)
+	if !hasStage(root, "DISTINCT_SCAN") || lookupD(root, "works") == nil {
+		return 0
+	}
+	where := fmt.Sprintf("distinct %s %s:\n%v", key, filter, root)
+	if n := num(lookupD(es, "nReturned")); n != num(lookupD(root, "nReturned")) || n != int64(len(vals)) {
+		t.Fatalf("%s\nnReturned %d, the root %v, %d values", where, n, lookupD(root, "nReturned"), len(vals))
+	}
+	// A value an entry lacks is read from its document, which no stage
+	// counts (DISTINCT_SCAN shows no docsExamined).
+	if keys, _ := checkStageTree(t, where, root); keys != num(lookupD(es, "totalKeysExamined")) {
+		t.Fatalf("%s\nstages examine %d keys; total %v", where, keys, lookupD(es, "totalKeysExamined"))
 	}
 	return 1
 }

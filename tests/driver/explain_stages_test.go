@@ -254,6 +254,15 @@ func TestExplainStageStats(t *testing.T) {
 			{stage: "UPDATE", returned: 1, works: 2, eof: 1, specific: bson.D{{Key: "nMatched", Value: 1}}},
 			{stage: "IDHACK", returned: 1, works: 1, eof: 1},
 		}},
+		// A distinct scan (distinct_scan.cpp) reads a key a work, returns
+		// one entry per value and seeks past the value's other entries;
+		// keysExamined follows its own fields. a >= 7: 7, 8, 9.
+		{"distinct scan", "stagestats", bson.D{{Key: "distinct", Value: "stagestats"}, {Key: "key", Value: "a"},
+			{Key: "query", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 7}}}}}}, []fig{
+			{stage: "PROJECTION_COVERED", returned: 3, works: 4, eof: 1},
+			{stage: "DISTINCT_SCAN", returned: 3, works: 4, eof: 1, specific: bson.D{{Key: "keysExamined", Value: 3}},
+				order: append(append([]string{"stage"}, common...), "keyPattern", "indexName", "isMultiKey", "isUnique", "isSparse", "isPartial", "indexVersion", "direction", "indexBounds", "keysExamined")},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: tc.cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
