@@ -109,7 +109,7 @@ func TestExplainStagesDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("%d explains with measured stages, %d with an index union, %d of counts, %d of writes, %d of distinct scans", measured, unions, counts, writes, distincts)
-	if measured == 0 || unions == 0 || counts == 0 || writes == 0 || distincts == 0 && !testing.Short() {
+	if *diffSeed == 0 && (measured == 0 || unions == 0 || counts == 0 || writes == 0 || distincts == 0 && !testing.Short()) {
 		t.Fatal("no explain had measured stages, or none an index union, a count, a write or a distinct scan")
 	}
 }
@@ -234,7 +234,7 @@ func checkDistinctStages(t *testing.T, e *Engine, coll, key string, filter bson.
 // checkStageTree checks the figures of stage and of the stages below it,
 // by the classic engine's work model, and returns the keys and documents
 // they examined: every stage's works are its ADVANCEDs, NEED_TIMEs and
-// its end (isEOF), an IDHACK's end aside; FETCH, SKIP and the projections
+// its end (isEOF) when a work returned it, an IDHACK's end aside; FETCH, SKIP and the projections
 // work once per work of their input, a LIMIT at most once more, a SORT
 // once per input work and per result, a COUNT, UPDATE or DELETE once per
 // work of its input and at most once more, returning nothing; each stage returns no more
@@ -248,7 +248,11 @@ func checkStageTree(t *testing.T, where string, stage bson.D) (keys, docs int64)
 	if num(lookupD(stage, "nReturned")) != adv || adv < 0 || need < 0 || eof < 0 || eof > 1 {
 		t.Fatalf("%s\n%s: nReturned %v advanced %d needTime %d isEOF %d", where, name, lookupD(stage, "nReturned"), adv, need, eof)
 	}
-	if name != "IDHACK" && works != adv+need+eof {
+	// isEOF is the stage's state, not a counted work: a stage whose
+	// input reached its end while returning its last result (an IDHACK)
+	// is at its end though no work returned IS_EOF, when a LIMIT above it
+	// stops asking (MongoDB's isEOF() asks its child).
+	if name != "IDHACK" && works != adv+need+eof && (eof == 0 || works != adv+need) {
 		t.Fatalf("%s\n%s: works %d, advanced %d + needTime %d + isEOF %d", where, name, works, adv, need, eof)
 	}
 	if name == "IXSCAN" {
