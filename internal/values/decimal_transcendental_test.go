@@ -15,60 +15,55 @@ import (
 // the file). Values are compared, not exponents: a whole result has
 // exponent 0 here.
 func TestDecimalTranscendentalOracle(t *testing.T) {
-	f, err := os.Open("testdata/decimal_transcendental.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := func(s string) bson.RawValue {
-		d, err := bson.ParseDecimal128(s)
-		if err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-		return DecimalValue(d)
-	}
-	n := 0
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		fs := strings.Fields(line)
-		var got bson.RawValue
-		switch fs[0] {
+	checkDecimalOracle(t, "testdata/decimal_transcendental.txt", 400, func(op string, args []bson.RawValue) (bson.RawValue, bool) {
+		switch op {
 		case "ln":
-			got = DecimalLn(dec(fs[1]))
+			return DecimalLn(args[0]), true
 		case "log10":
-			got = DecimalLog10(dec(fs[1]))
+			return DecimalLog10(args[0]), true
 		case "exp":
-			got = DecimalExp(dec(fs[1]))
+			return DecimalExp(args[0]), true
 		case "log":
-			got = DecimalLog(dec(fs[1]), dec(fs[2]))
+			return DecimalLog(args[0], args[1]), true
 		case "pow":
-			var ok bool
-			if got, ok = DecimalPowReal(dec(fs[1]), dec(fs[2])); !ok {
-				t.Errorf("%s: not computed", line)
-				continue
+			if got, ok := DecimalPowReal(args[0], args[1]); ok {
+				return got, true
 			}
-		default:
-			t.Fatalf("unknown op in %q", line)
+			t.Errorf("pow %s %s: not computed", args[0], args[1])
+			return bson.RawValue{}, true
 		}
-		want := dec(fs[len(fs)-1])
-		if got.Type != bson.TypeDecimal128 || CompareNumbers(got, want) != 0 {
-			t.Errorf("%s: got %s", line, got)
-		}
-		n++
-	}
-	if n < 400 {
-		t.Fatalf("only %d cases", n)
-	}
+		return bson.RawValue{}, false
+	})
 }
 
 // TestDecimalTrigOracle checks the decimal trigonometric and hyperbolic
 // functions against mpmath rounded to 34 digits (testdata/decimal_trig.py
 // wrote the file). Values are compared, not exponents.
 func TestDecimalTrigOracle(t *testing.T) {
-	f, err := os.Open("testdata/decimal_trig.txt")
+	unary := map[string]func(bson.RawValue) bson.RawValue{
+		"sin": DecimalSin, "cos": DecimalCos, "tan": DecimalTan,
+		"asin": DecimalAsin, "acos": DecimalAcos, "atan": DecimalAtan,
+		"sinh": DecimalSinh, "cosh": DecimalCosh, "tanh": DecimalTanh,
+		"asinh": DecimalAsinh, "acosh": DecimalAcosh, "atanh": DecimalAtanh,
+	}
+	checkDecimalOracle(t, "testdata/decimal_trig.txt", 500, func(op string, args []bson.RawValue) (bson.RawValue, bool) {
+		if op == "atan2" {
+			return DecimalAtan2(args[0], args[1]), true
+		}
+		if fn, ok := unary[op]; ok {
+			return fn(args[0]), true
+		}
+		return bson.RawValue{}, false
+	})
+}
+
+// checkDecimalOracle runs the cases of an oracle file, a line each
+// ("op arg... want", # comments): eval computes op of the arguments (ok
+// false for an unknown op), whose value must equal want; the file must
+// hold at least min cases.
+func checkDecimalOracle(t *testing.T, file string, min int, eval func(op string, args []bson.RawValue) (bson.RawValue, bool)) {
+	t.Helper()
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,12 +75,6 @@ func TestDecimalTrigOracle(t *testing.T) {
 		}
 		return DecimalValue(d)
 	}
-	unary := map[string]func(bson.RawValue) bson.RawValue{
-		"sin": DecimalSin, "cos": DecimalCos, "tan": DecimalTan,
-		"asin": DecimalAsin, "acos": DecimalAcos, "atan": DecimalAtan,
-		"sinh": DecimalSinh, "cosh": DecimalCosh, "tanh": DecimalTanh,
-		"asinh": DecimalAsinh, "acosh": DecimalAcosh, "atanh": DecimalAtanh,
-	}
 	n := 0
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		line := sc.Text()
@@ -93,21 +82,20 @@ func TestDecimalTrigOracle(t *testing.T) {
 			continue
 		}
 		fs := strings.Fields(line)
-		var got bson.RawValue
-		if fs[0] == "atan2" {
-			got = DecimalAtan2(dec(fs[1]), dec(fs[2]))
-		} else if fn, ok := unary[fs[0]]; ok {
-			got = fn(dec(fs[1]))
-		} else {
+		args := make([]bson.RawValue, 0, len(fs)-2)
+		for _, a := range fs[1 : len(fs)-1] {
+			args = append(args, dec(a))
+		}
+		got, ok := eval(fs[0], args)
+		if !ok {
 			t.Fatalf("unknown op in %q", line)
 		}
-		want := dec(fs[len(fs)-1])
-		if got.Type != bson.TypeDecimal128 || CompareNumbers(got, want) != 0 {
+		if want := dec(fs[len(fs)-1]); got.Type != bson.TypeDecimal128 || CompareNumbers(got, want) != 0 {
 			t.Errorf("%s: got %s", line, got)
 		}
 		n++
 	}
-	if n < 500 {
+	if n < min {
 		t.Fatalf("only %d cases", n)
 	}
 }

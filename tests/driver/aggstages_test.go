@@ -460,12 +460,7 @@ func TestSetWindowFieldsMemoryParameter(t *testing.T) {
 	window := func(allowDiskUse bool) ([]bson.Raw, error) {
 		stage := bson.D{{Key: "$setWindowFields", Value: bson.D{{Key: "sortBy", Value: bson.D{{Key: "partitionKey", Value: 1}}},
 			{Key: "output", Value: bson.D{{Key: "val", Value: bson.D{{Key: "$sum", Value: "$_id"}}}}}}}}
-		cur, err := coll.Aggregate(ctx, bson.A{stage, bson.D{{Key: "$project", Value: bson.D{{Key: "val", Value: 1}}}}}, options.Aggregate().SetAllowDiskUse(allowDiskUse))
-		var out []bson.Raw
-		if err == nil {
-			err = cur.All(ctx, &out)
-		}
-		return out, err
+		return aggregateResult(coll, bson.A{stage, bson.D{{Key: "$project", Value: bson.D{{Key: "val", Value: 1}}}}}, options.Aggregate().SetAllowDiskUse(allowDiskUse))
 	}
 	_, err := window(false)
 	requireCode(t, err, 5414201, "Location5414201")
@@ -557,13 +552,8 @@ func TestGroupMemoryCountsAccumulatorState(t *testing.T) {
 		acc := bson.D{{Key: "init", Value: "function() { return 'a'.repeat(2000); }"},
 			{Key: "accumulate", Value: "function(s) { return s; }"}, {Key: "accumulateArgs", Value: bson.A{1}},
 			{Key: "merge", Value: "function(a, b) { return a; }"}, {Key: "finalize", Value: "function(s) { return s.length; }"}, {Key: "lang", Value: "js"}}
-		cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$_id"}, {Key: "n", Value: bson.D{{Key: "$accumulator", Value: acc}}}}}}},
+		return aggregateResult(coll, bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$_id"}, {Key: "n", Value: bson.D{{Key: "$accumulator", Value: acc}}}}}}},
 			options.Aggregate().SetAllowDiskUse(allowDiskUse))
-		var out []bson.Raw
-		if err == nil {
-			err = cur.All(ctx, &out)
-		}
-		return out, err
 	}
 	_, err := group(false)
 	requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")

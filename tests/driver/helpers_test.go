@@ -304,6 +304,17 @@ func aggregateAll(t testing.TB, coll *mongo.Collection, pipeline any, opts ...op
 	return cursorDocs(t, cur, err, "aggregate", pipeline)
 }
 
+// aggregateResult is what coll.Aggregate(pipeline, opts) yields, or the
+// error of the command or of a getMore.
+func aggregateResult(coll *mongo.Collection, pipeline any, opts ...options.Lister[options.AggregateOptions]) ([]bson.Raw, error) {
+	cur, err := coll.Aggregate(context.Background(), pipeline, opts...)
+	var out []bson.Raw
+	if err == nil {
+		err = cur.All(context.Background(), &out)
+	}
+	return out, err
+}
+
 // docsString is docs in extended JSON, separated by spaces, for
 // comparing a result with the one expected as text.
 func docsString(docs []bson.Raw) string {
