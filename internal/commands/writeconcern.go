@@ -171,9 +171,7 @@ func withWriteConcernError(reply bson.Raw, wc WriteConcern) bson.Raw {
 		return reply
 	}
 	idx, out := bsoncore.AppendDocumentElementStart(make([]byte, 0, 256), "writeConcernError")
-	out = bsoncore.AppendInt32Element(out, "code", int32(e.Code))
-	out = bsoncore.AppendStringElement(out, "codeName", e.Code.Name())
-	out = bsoncore.AppendStringElement(out, "errmsg", e.Msg)
+	out, _ = e.AppendStatus(out) // no extra fields, nothing to fail
 	info, out := bsoncore.AppendDocumentElementStart(out, "errInfo")
 	used, out := bsoncore.AppendDocumentElementStart(out, "writeConcern")
 	if wc.IsMode {

@@ -430,13 +430,12 @@ func (e *Engine) logIndexBuild(tx storage.Txn, c *Collection, kind string, build
 	}
 	o, _ = bsoncore.AppendArrayEnd(o, arr)
 	if cause != nil {
-		me := mongoerr.As(cause)
-		d := bson.D{{Key: "ok", Value: false}, {Key: "code", Value: int32(me.Code)}, {Key: "codeName", Value: me.Code.Name()}, {Key: "errmsg", Value: me.Msg}}
-		v, err := bson.Marshal(append(d, me.Extra...))
-		if err != nil {
+		c, co := bsoncore.AppendDocumentElementStart(o, "cause")
+		var err error
+		if co, err = mongoerr.As(cause).AppendStatus(bsoncore.AppendBooleanElement(co, "ok", false)); err != nil {
 			return err
 		}
-		o = bsoncore.AppendDocumentElement(o, "cause", v)
+		o, _ = bsoncore.AppendDocumentEnd(co, c)
 	}
 	o, _ = bsoncore.AppendDocumentEnd(o, start)
 	return e.logOp(tx, oplog.Op{Kind: oplog.Command, NS: c.DB + ".$cmd", UUID: c.UUID[:], O: o}, oplog.Session{})

@@ -79,6 +79,23 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s (%d): %s", e.Code.Name(), e.Code, e.Msg)
 }
 
+// AppendStatus appends e's fields to a document as MongoDB's
+// Status::serialize writes them: code, codeName, errmsg, then its extra
+// fields (a writeConcernError's, an abortIndexBuild entry's cause).
+func (e *Error) AppendStatus(dst []byte) ([]byte, error) {
+	dst = bsoncore.AppendInt32Element(dst, "code", int32(e.Code))
+	dst = bsoncore.AppendStringElement(dst, "codeName", e.Code.Name())
+	dst = bsoncore.AppendStringElement(dst, "errmsg", e.Msg)
+	for _, x := range e.Extra {
+		t, v, err := bson.MarshalValue(x.Value)
+		if err != nil {
+			return nil, err
+		}
+		dst = append(bsoncore.AppendHeader(dst, bsoncore.Type(t), x.Key), v...)
+	}
+	return dst, nil
+}
+
 // AddContext returns err with context written before its message, as
 // MongoDB's DBException::addContext writes it ("context :: caused by ::
 // message"), keeping its code, labels and extra fields; nil stays nil.
