@@ -381,6 +381,10 @@ type storedIndex struct {
 	Builder string `bson:"builder,omitempty"`
 	// Build is the Index's build: set while it is being built.
 	Build int64 `bson:"build,omitempty"`
+	// BuildUUID is the indexBuildUUID of the two-phase build the index
+	// belongs to, from its startIndexBuild until it turns public or is
+	// removed: whoever retires it logs that build's abortIndexBuild.
+	BuildUUID []byte `bson:"buildUUID,omitempty"`
 	// MultikeyPaths are a wildcard index's multikey paths.
 	MultikeyPaths []string `bson:"multikeyPaths,omitempty"`
 	// LeafCells: every key of the 2dsphere index is a leaf cell (the
@@ -392,9 +396,18 @@ type storedIndex struct {
 	IDKeyed bool `bson:"idKeyed,omitempty"`
 }
 
+// buildUUID is si's BuildUUID as an Index holds it.
+func (si *storedIndex) buildUUID() (u [16]byte) {
+	copy(u[:], si.BuildUUID)
+	return u
+}
+
 // stored is the catalog entry of ix, as of its flags now.
 func (ix *Index) stored() storedIndex {
 	si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder, Build: int64(ix.build), IDKeyed: ix.Unique && ix.idKeyed}
+	if ix.buildUUID != ([16]byte{}) {
+		si.BuildUUID = ix.buildUUID[:]
+	}
 	if ix.wild != nil {
 		si.MultikeyPaths = ix.wild.multikeyPaths()
 	}
@@ -745,14 +758,27 @@ func (e *Engine) DropCollection(db, name string) (bool, error) {
 // one catalog change that also records their data for removal, and returns
 // its version; the caller holds e.cat.mu and then calls dropData. Each
 // drop is logged, and with dbDropped the database's drop after them.
+// First, as MongoDB's drop and dropDatabase abort the index builds under
+// way on what they drop, each two-phase build's abortIndexBuild is logged,
+// with the reason they give.
 func (e *Engine) dropLocked(colls []*Collection, dbDropped string) (uint64, error) {
 	return e.catalogChange(func(tx storage.Txn) error {
-		n := 0
+		var live []*Collection // colls as the catalog holds them now
 		for _, c := range colls {
-			if cur := e.cat.colls[nsKey(c.DB, c.Name)]; cur == nil || cur.ID != c.ID {
-				continue
+			if cur := e.cat.colls[nsKey(c.DB, c.Name)]; cur != nil && cur.ID == c.ID {
+				live = append(live, cur)
 			}
-			n++
+		}
+		for _, c := range live {
+			cause := mongoerr.New(mongoerr.IndexBuildAborted, "dropDatabase command")
+			if dbDropped == "" {
+				cause = mongoerr.New(mongoerr.IndexBuildAborted, "Collection %s.%s(%s) is being dropped", c.DB, c.Name, uuidString(c.UUID))
+			}
+			if err := e.logBuildAborts(tx, c, c.Building(), cause); err != nil {
+				return err
+			}
+		}
+		for _, c := range live {
 			if err := tx.Delete(catalogKey(c.DB, c.Name)); err != nil {
 				return err
 			}
@@ -763,7 +789,7 @@ func (e *Engine) dropLocked(colls []*Collection, dbDropped string) (uint64, erro
 				return err
 			}
 		}
-		if n == 0 && (dbDropped == "" || !e.cat.opened[dbDropped]) {
+		if len(live) == 0 && (dbDropped == "" || !e.cat.opened[dbDropped]) {
 			return errNoChange
 		}
 		if dbDropped != "" {

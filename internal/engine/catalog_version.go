@@ -330,7 +330,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 			prev = ix
 		}
 	}
-	if prev != nil && bytes.Equal(prev.Spec, si.Spec) && prev.state == si.State && prev.builder == si.Builder && int64(prev.build) == si.Build {
+	if prev != nil && bytes.Equal(prev.Spec, si.Spec) && prev.state == si.State && prev.builder == si.Builder && int64(prev.build) == si.Build && prev.buildUUID == si.buildUUID() {
 		if si.Multikey {
 			prev.multikey.Store(true)
 		}
@@ -347,6 +347,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 		return nil, err
 	}
 	ix.state, ix.builder, ix.build = si.State, si.Builder, uint32(si.Build)
+	ix.buildUUID = si.buildUUID()
 	ix.idKeyed = ix.idKeyed || si.IDKeyed
 	ix.multikey.Store(si.Multikey)
 	ix.coarseCells.Store(!si.LeafCells)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -962,6 +963,7 @@ func TestFrontendsBackfillBatchCommitsLate(t *testing.T) {
 	if _, _, err := builder.Insert("test", "late", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`), ext(t, `{"_id": 2, "a": 2}`)}, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	from := oplogEnd(t, fe[0])
 	held, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	builder.beforeBackfillCommit = func() {
@@ -998,6 +1000,11 @@ func TestFrontendsBackfillBatchCommitsLate(t *testing.T) {
 	}
 	if n := countKeys(t, fe[0], lo, hi); n != 0 {
 		t.Errorf("%d entries under the retired index's id", n)
+	}
+	// the build ends in the oplog with the retirement's abortIndexBuild
+	want := []string{"startIndexBuild a_1", "abortIndexBuild a_1 276 IndexBuildAborted: index build abandoned: frontend " + builder.frontendID + " stopped renewing its lease"}
+	if got := commandsLogged(t, fe[0], from); fe[0].oplog != nil && !slices.Equal(got, want) {
+		t.Errorf("logged %q, want %q", got, want)
 	}
 	builder.pauseHeartbeat.Store(false)
 }

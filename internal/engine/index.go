@@ -66,6 +66,8 @@ type Index struct {
 	// of its build (the createIndexes that started it), which dropIndexes
 	// aborts whole; 0 once public and while being dropped.
 	build uint32
+	// buildUUID is storedIndex.BuildUUID (zero: none).
+	buildUUID [16]byte
 	// hints let forward scans skip the deleted entries at the head of a
 	// range; a modified index (collMod) keeps its hints.
 	hints *seekHints

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/oplog"
 )
 
 // TestDropIndexesAbortsBuild runs dropIndexes while a build of a_1 and b_1
@@ -28,17 +31,25 @@ func TestDropIndexesAbortsBuild(t *testing.T) {
 		// secondary indexes left once the build returned
 		want int32
 		kept []string
+		// logged are the commands the oplog holds from the build's
+		// start to its end (see commandsLogged)
+		logged []string
 	}{
-		{name: "every index of the build", build: []string{`{"a": 1}`, `{"b": 1}`}, names: []string{"b_1", "a_1"}, kept: []string{"x_1"}},
-		{name: "wildcard", build: []string{`{"a": 1}`, `{"b": 1}`}, names: []string{"*"}},
-		{name: "key pattern", build: []string{`{"a": 1}`}, key: `{"a": 1}`, kept: []string{"x_1"}},
+		{name: "every index of the build", build: []string{`{"a": 1}`, `{"b": 1}`}, names: []string{"b_1", "a_1"}, kept: []string{"x_1"},
+			logged: []string{"startIndexBuild a_1,b_1", "abortIndexBuild a_1,b_1 276 IndexBuildAborted: dropIndexes command"}},
+		{name: "wildcard", build: []string{`{"a": 1}`, `{"b": 1}`}, names: []string{"*"},
+			logged: []string{"startIndexBuild a_1,b_1", "abortIndexBuild a_1,b_1 276 IndexBuildAborted: dropIndexes command", "dropIndexes x_1"}},
+		{name: "key pattern", build: []string{`{"a": 1}`}, key: `{"a": 1}`, kept: []string{"x_1"},
+			logged: []string{"startIndexBuild a_1", "abortIndexBuild a_1 276 IndexBuildAborted: dropIndexes command"}},
 		{name: "part of the build", build: []string{`{"a": 1}`, `{"b": 1}`}, names: []string{"a_1"},
-			want: int32(mongoerr.BackgroundOperationInProgressForNamespace), kept: []string{"x_1", "a_1", "b_1"}},
+			want: int32(mongoerr.BackgroundOperationInProgressForNamespace), kept: []string{"x_1", "a_1", "b_1"},
+			logged: []string{"startIndexBuild a_1,b_1", "commitIndexBuild a_1,b_1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newTestEngine(t)
 			insertTwoBuildBatches(t, e, "c")
 			mustCreateIndex(t, e, "c", `{"x": 1}`, false)
+			from := oplogEnd(t, e)
 			var specs []IndexSpec
 			for _, k := range tc.build {
 				specs = append(specs, IndexSpec{Key: ext(t, k), ExpireAfter: -1})
@@ -82,6 +93,9 @@ func TestDropIndexesAbortsBuild(t *testing.T) {
 			}
 			if tc.want != 0 && buildErr != nil {
 				t.Errorf("the build dropIndexes left: %v", buildErr)
+			}
+			if got := commandsLogged(t, e, from); e.oplog != nil && !slices.Equal(got, tc.logged) {
+				t.Errorf("logged %q, want %q", got, tc.logged)
 			}
 			kept := indexNames(c.Indexes())
 			if len(c.Building()) != 0 || !slices.Equal(kept, tc.kept) {
@@ -161,6 +175,7 @@ func TestFrontendsDropIndexesAbortsBuild(t *testing.T) {
 	fe := openFrontends(t, 2, 3*time.Second)
 	dropper, builder := fe[0], fe[1]
 	insertTwoBuildBatches(t, builder, "c")
+	from := oplogEnd(t, dropper)
 	release, built := buildHeld(t, builder, []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}})
 	c := builder.Collection("test", "c")
 	ids := indexIDs(c.underConstruction())
@@ -171,6 +186,10 @@ func TestFrontendsDropIndexesAbortsBuild(t *testing.T) {
 	}
 	if err := <-built; !mongoerr.Is(err, mongoerr.IndexBuildAborted) {
 		t.Fatalf("the aborted build: %v, want IndexBuildAborted", err)
+	}
+	want := []string{"startIndexBuild a_1", "abortIndexBuild a_1 276 IndexBuildAborted: dropIndexes command"}
+	if got := commandsLogged(t, dropper, from); dropper.oplog != nil && !slices.Equal(got, want) {
+		t.Errorf("logged %q, want %q", got, want)
 	}
 	for i, e := range fe {
 		c := e.Collection("test", "c")
@@ -213,13 +232,19 @@ func TestDropAbortsBuild(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		drop func(e *Engine) error
+		// logged are the commands logged from the build's start on,
+		// %s standing for the collection's UUID
+		logged []string
 	}{
-		{"collection", func(e *Engine) error { _, err := e.DropCollection("test", "c"); return err }},
-		{"database", func(e *Engine) error { return e.DropDatabase("test") }},
+		{"collection", func(e *Engine) error { _, err := e.DropCollection("test", "c"); return err },
+			[]string{"startIndexBuild a_1", "abortIndexBuild a_1 276 IndexBuildAborted: Collection test.c(%s) is being dropped", "drop c"}},
+		{"database", func(e *Engine) error { return e.DropDatabase("test") },
+			[]string{"startIndexBuild a_1", "abortIndexBuild a_1 276 IndexBuildAborted: dropDatabase command", "drop c", "dropDatabase"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newTestEngine(t)
 			insertTwoBuildBatches(t, e, "c")
+			from := oplogEnd(t, e)
 			specs := []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}
 			release, built := buildHeld(t, e, specs)
 			c := e.Collection("test", "c")
@@ -243,6 +268,11 @@ func TestDropAbortsBuild(t *testing.T) {
 			if e.Collection("test", "c") != nil {
 				t.Fatal("the dropped collection is back")
 			}
+			want := slices.Clone(tc.logged)
+			want[1] = strings.Replace(want[1], "%s", uuidString(c.UUID), 1)
+			if got := commandsLogged(t, e, from); e.oplog != nil && !slices.Equal(got, want) {
+				t.Errorf("logged %q, want %q", got, want)
+			}
 			awaitGarbage(t, e)
 			for _, span := range collSpans(c.ID) {
 				if n := countKeys(t, e, span[0], span[1]); n != 0 {
@@ -255,4 +285,78 @@ func TestDropAbortsBuild(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oplogEnd is the stamp after the last entry of e's oplog.
+func oplogEnd(t *testing.T, e *Engine) uint64 {
+	t.Helper()
+	if e.oplog == nil {
+		return 0
+	}
+	if _, err := e.MaintainOplog(); err != nil { // TiKV's entries into place
+		t.Fatal(err)
+	}
+	var end uint64
+	if err := e.ReadOplog(0, ^uint64(0), func(stamp uint64, _ oplog.Stored) (bool, error) {
+		end = stamp + 1
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return end
+}
+
+// commandsLogged shows each command entry of e's oplog from stamp from
+// on as its command and its argument: for a build's entries, the names of
+// its indexes and, for an abort, its cause's code, codeName and errmsg. A
+// commit's or an abort's indexBuildUUID must be the one of a
+// startIndexBuild before it naming the same indexes.
+func commandsLogged(t *testing.T, e *Engine, from uint64) []string {
+	t.Helper()
+	if e.oplog == nil {
+		return nil
+	}
+	if _, err := e.MaintainOplog(); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	started := map[string]string{} // indexBuildUUID: names
+	if err := e.ReadOplog(from, ^uint64(0), func(_ uint64, s oplog.Stored) (bool, error) {
+		ent := s.Entry()
+		if ent.Lookup("op").StringValue() != "c" {
+			return true, nil
+		}
+		o := ent.Lookup("o").Document()
+		first, err := o.IndexErr(0)
+		if err != nil {
+			return false, err
+		}
+		row := first.Key()
+		if name, ok := first.Value().StringValueOK(); ok {
+			row += " " + name
+		}
+		if _, b, ok := o.Lookup("indexBuildUUID").BinaryOK(); ok {
+			var names []string
+			vals, _ := o.Lookup("indexes").Array().Values()
+			for _, v := range vals {
+				names = append(names, v.Document().Lookup("name").StringValue())
+			}
+			row = first.Key() + " " + strings.Join(names, ",")
+			if first.Key() == "startIndexBuild" {
+				started[string(b)] = row[len(first.Key()):]
+			} else if started[string(b)] != row[len(first.Key()):] {
+				t.Errorf("%s under indexBuildUUID %x, which no startIndexBuild of the same indexes has", row, b)
+			}
+			if cause, ok := o.Lookup("cause").DocumentOK(); ok {
+				row += fmt.Sprintf(" %d %s: %s", cause.Lookup("code").Int32(), cause.Lookup("codeName").StringValue(), cause.Lookup("errmsg").StringValue())
+			}
+		} else if idx, ok := o.Lookup("index").StringValueOK(); ok {
+			row = first.Key() + " " + idx
+		}
+		out = append(out, row)
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

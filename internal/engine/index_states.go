@@ -161,7 +161,7 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState, b
 				}
 				si.State, si.Builder = to, e.frontendID
 				if to == statePublic {
-					si.Builder = ""
+					si.Builder, si.BuildUUID = "", nil
 				}
 				if to != stateWriteOnly || from == statePublic {
 					si.Build = 0 // public, or being dropped
@@ -170,7 +170,7 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState, b
 			}
 		}
 		return true, nil
-	}, nil, nil, func(tx storage.Txn, cur *Collection, _ *catalogEntry) error {
+	}, nil, nil, func(tx storage.Txn, cur *Collection, ent *catalogEntry) error {
 		defer func() { moved, seen = moved[:0], seen[:0] }()
 		if id, gone := unseen(ids, seen); gone {
 			return stateChanged(c, id)
@@ -182,10 +182,15 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState, b
 				if err != nil {
 					return err
 				}
-				if b.twoPhase = !empty; b.twoPhase {
-					return e.logIndexBuild(tx, cur, "startIndexBuild", b.uuid, moved, nil)
+				if b.twoPhase = !empty; !b.twoPhase {
+					return nil
 				}
-				return nil
+				for i := range ent.Indexes {
+					if slices.Contains(ids, uint32(ent.Indexes[i].ID)) {
+						ent.Indexes[i].BuildUUID = b.uuid[:]
+					}
+				}
+				return e.logIndexBuild(tx, cur, "startIndexBuild", b.uuid, moved, nil)
 			case to == statePublic && b.twoPhase:
 				return e.logIndexBuild(tx, cur, "commitIndexBuild", b.uuid, moved, nil)
 			}
@@ -243,11 +248,17 @@ const (
 	abortedByDrop        = "the collection was dropped"
 )
 
+// abortedByDropIndexesCommand is the cause of the abortIndexBuild of a
+// build dropIndexes aborts: the reason MongoDB's dropIndexes gives
+// IndexBuildsCoordinator::abortIndexBuildByIndexNames.
+var abortedByDropIndexesCommand = mongoerr.New(mongoerr.IndexBuildAborted, "dropIndexes command")
+
 // retireIndexes drops the indexes ids of c, now in state from, through
-// the remaining states of a drop, and removes their entries. failed, when
-// set, is the two-phase build whose own failure (cause) retires them:
-// the change that removes them logs its abortIndexBuild.
-func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState, failed *indexBuild, cause error) error {
+// the remaining states of a drop, and removes their entries. Indexes of a
+// two-phase build (see indexBuild) end it: the change that removes them
+// logs the build's abortIndexBuild with cause, why it was retired (its own
+// failure, or the operation that aborted it).
+func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState, cause error) error {
 	steps := []indexState{statePublic, stateWriteOnly, stateDeleteOnly}
 	for i := 0; i+1 < len(steps); i++ {
 		if steps[i] != from {
@@ -259,24 +270,26 @@ func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState, fai
 		}
 	}
 	var seen []uint32
-	var specs []bson.Raw
 	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		for _, id := range ids {
 			if uint32(si.ID) == id {
-				seen, specs = append(seen, id), append(specs, si.Spec)
+				seen = append(seen, id)
 				return false, nil
 			}
 		}
 		return true, nil
 	}, nil, ids, func(tx storage.Txn, cur *Collection, _ *catalogEntry) error {
-		defer func() { seen, specs = seen[:0], specs[:0] }()
+		defer func() { seen = seen[:0] }()
 		if id, gone := unseen(ids, seen); gone {
 			return stateChanged(c, id)
 		}
-		if failed != nil && failed.twoPhase {
-			return e.logIndexBuild(tx, cur, "abortIndexBuild", failed.uuid, specs, cause)
+		var retired []*Index
+		for _, ix := range cur.Building() {
+			if slices.Contains(ids, ix.ID) {
+				retired = append(retired, ix)
+			}
 		}
-		return nil
+		return e.logBuildAborts(tx, cur, retired, cause)
 	})
 	if err != nil {
 		return err
@@ -302,7 +315,7 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 	state := stateDeleteOnly
 	var b indexBuild
 	if _, err := rand.Read(b.uuid[:]); err != nil {
-		return errors.Join(err, e.retireIndexes(c, ids, state, nil, nil))
+		return errors.Join(err, e.retireIndexes(c, ids, state, err))
 	}
 	err = e.awaitVersion(v)
 	if err == nil {
@@ -326,7 +339,7 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 		// or the jobs-lease holder found its lease lapsed.
 		return buildAborted(c, build, abortedByDropIndexes)
 	}
-	retire := e.retireIndexes(c, ids, state, &b, err)
+	retire := e.retireIndexes(c, ids, state, err)
 	if errors.Is(retire, errStateChanged) {
 		// This frontend's lease lapsed and another one retires the
 		// build as abandoned (retireAbandoned).
@@ -344,7 +357,11 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 // looked at) and a commitIndexBuild entry when it ends, each
 // {<kind>: coll, indexBuildUUID, indexes: [spec, ...]} naming all its
 // indexes (OpObserverImpl::onStartIndexBuild, onCommitIndexBuild), of
-// which a change stream makes one createIndexes event.
+// which a change stream makes one createIndexes event. The catalog keeps
+// the uuid on the build's indexes (storedIndex.BuildUUID), so that
+// whichever operation retires them instead, the build's own failure,
+// dropIndexes, a drop or the retirement of an abandoned build, logs its
+// abortIndexBuild (onAbortIndexBuild).
 type indexBuild struct {
 	uuid     [16]byte
 	twoPhase bool
@@ -554,12 +571,23 @@ func (e *Engine) retireAbandoned() error {
 	e.cat.mu.RUnlock()
 	var errs []error
 	for _, c := range colls {
+		var retired []uint32
 		for _, ix := range c.Building() {
-			if live[ix.builder] {
+			if live[ix.builder] || slices.Contains(retired, ix.ID) {
 				continue
 			}
+			// A two-phase build's indexes go together, so that its
+			// abortIndexBuild names them all.
+			ids := []uint32{ix.ID}
+			for _, o := range c.Building() {
+				if o != ix && ix.buildUUID != ([16]byte{}) && o.buildUUID == ix.buildUUID && o.state == ix.state {
+					ids = append(ids, o.ID)
+				}
+			}
+			retired = append(retired, ids...)
 			e.log.Warn("retiring an index its builder abandoned", "ns", c.ns, "index", ix.Name, "state", ix.state.String(), "builder", ix.builder)
-			if err := e.retireIndexes(c, []uint32{ix.ID}, ix.state, nil, nil); !errors.Is(err, errStateChanged) {
+			cause := mongoerr.New(mongoerr.IndexBuildAborted, "index build abandoned: frontend %s stopped renewing its lease", ix.builder)
+			if err := e.retireIndexes(c, ids, ix.state, cause); !errors.Is(err, errStateChanged) {
 				// errStateChanged: its builder, back, or another
 				// frontend retires it.
 				errs = append(errs, err)

@@ -547,7 +547,7 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 	if len(drop) == 0 {
 		return was, nil
 	}
-	return was, e.retireIndexes(c, indexIDs(drop), statePublic, nil, nil)
+	return was, e.retireIndexes(c, indexIDs(drop), statePublic, nil)
 }
 
 // Listed are the indexes listIndexes shows, as MongoDB's: the public ones
@@ -631,7 +631,7 @@ func (e *Engine) abortBuild(c *Collection, ids []uint32) error {
 			}
 			ids = public
 		}
-		err := e.retireIndexes(cur, ids, state, nil, nil)
+		err := e.retireIndexes(cur, ids, state, abortedByDropIndexesCommand)
 		if !errors.Is(err, errStateChanged) || tries == 3 {
 			return err
 		}

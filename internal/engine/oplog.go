@@ -441,6 +441,27 @@ func (e *Engine) logIndexBuild(tx storage.Txn, c *Collection, kind string, build
 	return e.logOp(tx, oplog.Op{Kind: oplog.Command, NS: c.DB + ".$cmd", UUID: c.UUID[:], O: o}, oplog.Session{})
 }
 
+// logBuildAborts stages an abortIndexBuild entry, with cause, for each
+// two-phase build among ixs, indexes of c being retired, naming its
+// indexes among them.
+func (e *Engine) logBuildAborts(tx storage.Txn, c *Collection, ixs []*Index, cause error) error {
+	for i, ix := range ixs {
+		if ix.buildUUID == ([16]byte{}) || slices.ContainsFunc(ixs[:i], func(o *Index) bool { return o.buildUUID == ix.buildUUID }) {
+			continue
+		}
+		var specs []bson.Raw
+		for _, o := range ixs[i:] {
+			if o.buildUUID == ix.buildUUID {
+				specs = append(specs, o.Spec)
+			}
+		}
+		if err := e.logIndexBuild(tx, c, "abortIndexBuild", ix.buildUUID, specs, cause); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // docOp is the oplog operation of a document's change from old to next
 // (nil for absent) in c: an insert, a delete, a replacement (what is
 // substitute) or an update, logged as MongoDB's $v: 2 delta. The
