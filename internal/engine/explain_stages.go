@@ -191,13 +191,11 @@ var measuredStages = []string{"COLLSCAN", "IXSCAN", "FETCH", "IDHACK", "SORT", "
 	"PROJECTION_DEFAULT", "PROJECTION_COVERED", "PROJECTION_SIMPLE", "RETURN_KEY"}
 
 // stagesMeasurable reports whether every stage of tree, the explain of
-// p, is one whose statistics a run gives. A scan of the document store
-// by _id ranges (an IXSCAN of the _id index without one) is not: its
-// keys are not counted as examined.
+// p, is one whose statistics a run gives.
 func stagesMeasurable(p *planner.Plan, tree bson.D) bool {
 	for {
 		name, _ := lookupD(tree, "stage").(string)
-		if !slices.Contains(measuredStages, name) || name == "IXSCAN" && p.Index == nil {
+		if !slices.Contains(measuredStages, name) {
 			return false
 		}
 		if scans, ok := lookupD(tree, "inputStages").(bson.A); ok {
@@ -292,6 +290,11 @@ func (r *stageRun) annotateScan(stage bson.D, sc *scanRun) (bson.D, stageFigures
 			advanced = int64(len(ps.own))
 		}
 		f = stageFigures{advanced: advanced, needTime: sc.keys - advanced, eof: sc.eof}
+		if ps.doneKey {
+			// The key past the last interval ends the scan: its work is
+			// the IS_EOF one.
+			f.needTime--
+		}
 		var tested, dropped int64
 		if mk, _ := lookupD(stage, "isMultiKey").(bool); mk {
 			// Only a multikey scan tests record ids for duplicates.

@@ -183,3 +183,82 @@ func TestPlanRebuiltWhenMultikey(t *testing.T) {
 		t.Errorf("found %d documents, want 2", n)
 	}
 }
+
+// TestKeysExaminedAcrossIntervals: a scan of several intervals of keys
+// examines, as MongoDB's index scan with its IndexBoundsChecker, each key
+// in them and each key its cursor finds in a gap or past the last one;
+// one into a gap after a trailing field, where the next interval has
+// other leading values, makes the checker seek past the leading values
+// and examine the key found there too. A scan of one interval stops at
+// its end. The document store read by _id counts as the _id index. The
+// two-field rows are jstests/core/index/indexj.js's classic-engine
+// figures; the others follow from the same algorithm.
+func TestKeysExaminedAcrossIntervals(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "j", `{"a": 1, "b": 1}`, false)
+	mustCreateIndex(t, e, "x", `{"x": 1}`, false)
+	insert := func(coll string, docs ...string) {
+		t.Helper()
+		var raw []bson.Raw
+		for _, d := range docs {
+			raw = append(raw, ext(t, d))
+		}
+		if _, _, err := e.Insert("test", coll, raw, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert("j", `{"_id": 1, "a": 1, "b": 1}`, `{"_id": 2, "a": 1, "b": 2}`, `{"_id": 3, "a": 2, "b": 1}`, `{"_id": 4, "a": 2, "b": 2}`,
+		`{"_id": 5, "a": 1, "b": 1}`, `{"_id": 6, "a": 1, "b": 1}`)
+	for i := range 10 {
+		insert("x", fmt.Sprintf(`{"_id": %d, "x": %d}`, i, i))
+	}
+	type row struct {
+		coll, filter, hint, sort string
+		keys                     int64
+	}
+	check := func(rows []row) {
+		t.Helper()
+		for _, r := range rows {
+			o := FindOptions{Filter: ext(t, r.filter)}
+			if r.hint != "" {
+				o.Hint = ext(t, `{"h": `+r.hint+`}`).Lookup("h")
+			}
+			if r.sort != "" {
+				o.Sort = ext(t, r.sort)
+			}
+			out, err := e.Explain("test", r.coll, o, ExecutionStats)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stats := bson.Raw(bsonDoc(out)).Lookup("executionStats").Document()
+			if keys := stats.Lookup("totalKeysExamined").AsInt64(); keys != r.keys {
+				t.Errorf("%s %s sort %s: totalKeysExamined %d, want %d", r.coll, r.filter, r.sort, keys, r.keys)
+			}
+			want := findIDsIn(t, e, r.coll, FindOptions{Filter: o.Filter, Sort: o.Sort}, `{"$natural": 1}`)
+			if got := findIDsIn(t, e, r.coll, FindOptions{Filter: o.Filter, Sort: o.Sort, Hint: o.Hint}, ""); !slices.Equal(got, want) {
+				t.Errorf("%s %s: index scan returned %v, collection scan %v", r.coll, r.filter, got, want)
+			}
+		}
+	}
+	ab := `{"a": 1, "b": 1}`
+	check([]row{
+		{"j", `{"a": {"$in": [1, 2]}, "b": {"$gt": 1, "$lt": 2}}`, ab, "", 3},
+		{"j", `{"a": {"$in": [1, 2]}, "b": {"$gt": 1, "$lt": 2}}`, ab, `{"a": -1, "b": -1}`, 3},
+		{"j", `{"a": {"$in": [1, 1.9]}, "b": {"$gt": 1, "$lt": 2}}`, ab, "", 2},
+		{"j", `{"a": {"$in": [1.1, 2]}, "b": {"$gt": 1, "$lt": 2}}`, ab, `{"a": -1, "b": -1}`, 2},
+		{"j", `{"a": {"$gt": 4, "$lt": 5}}`, ab, "", 0},
+		// 1, 2 (gap), 5, 6 (gap), 8, 9 (past the last)
+		{"x", `{"x": {"$in": [1, 5, 8]}}`, `{"x": 1}`, "", 6},
+		{"x", `{"x": {"$in": [1, 5, 8]}}`, `{"x": 1}`, `{"x": -1}`, 6},
+		// 1, 2, 5, 6, 9 and the end of the index
+		{"x", `{"x": {"$in": [1, 5, 9]}}`, `{"x": 1}`, "", 5},
+		{"x", `{"x": {"$in": [0, 9]}}`, `{"x": 1}`, "", 3},
+		{"x", `{"x": {"$gt": 5}}`, `{"x": 1}`, "", 4},
+		{"x", `{"_id": {"$in": [1, 5, 8]}}`, "", "", 6},
+		{"x", `{"_id": {"$in": [1, 5, 8]}}`, "", `{"_id": -1}`, 6},
+		{"x", `{"_id": {"$gt": 5}}`, "", "", 4},
+		{"x", `{"_id": {"$gte": 2, "$lt": 5}}`, "", "", 3},
+	})
+	insert("j", `{"_id": 7, "a": 1, "b": 1.5}`)
+	check([]row{{"j", `{"a": {"$in": [1, 2]}, "b": {"$gt": 1, "$lt": 2}}`, ab, "", 4}})
+}

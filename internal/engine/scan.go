@@ -94,6 +94,9 @@ type planSource struct {
 	// clustered: the collection is clustered, with no _id index whose key
 	// a point read of one _id examines (OpStats.idKeyRead).
 	clustered bool
+	// doneKey is set when the scan counted the key past its last interval
+	// (passedKey), on which MongoDB's scan ends.
+	doneKey bool
 	// replay holds the documents a trial's winner returned during its
 	// trial, which Next returns first (see trialResult.cont).
 	replay []trialDoc
@@ -223,8 +226,95 @@ func (s *planSource) advance() bool {
 			}
 			return true
 		}
+		if s.it.Valid() {
+			s.passedKey()
+		}
 		s.inRange, s.hinting = false, false
 	}
+}
+
+// passedKey counts as examined the key the iterator found outside the
+// interval it was in, as MongoDB's index scan does when its bounds are
+// several intervals of keys (IndexBoundsBuilder::isSingleInterval false):
+// such a scan has no end position, and each key its cursor returns is
+// examined before the IndexBoundsChecker finds it in a gap between
+// intervals (seeking on to the next) or past the last (the scan's end,
+// doneKey). A key at or past the next interval's start is left to that
+// interval, whose seek finds it again. A scan of one interval stops at
+// its end unseen. The document store read by _id ranges counts as the
+// _id index.
+//
+// A key in a gap that still holds the leading point values of the
+// interval it left, when the next interval has others, makes the checker
+// seek past those values: the key found there is examined too
+// (skippedPrefix).
+//
+// A scan with key checks past its intervals (CheckKey) is left alone: it
+// counts the keys it checks, but seeks and ends otherwise than MongoDB's
+// checker (which seeks to every later field's interval start, and stops
+// once no earlier field can advance), so that its count is not MongoDB's.
+func (s *planSource) passedKey() {
+	if s.p.Index == nil && (s.p.Intervals == nil || s.clustered || s.p.Natural) || len(s.ivs) < 2 || s.p.HasChecks() {
+		return
+	}
+	next, ok := s.interval(s.next)
+	if !ok {
+		s.doneKey = true
+		s.stats.KeysExamined++
+		return
+	}
+	if s.beforeInterval(s.it.Key(), next) {
+		s.stats.KeysExamined++
+		s.skippedPrefix(next)
+	}
+}
+
+// beforeInterval reports whether key comes before iv in scan order.
+func (s *planSource) beforeInterval(key []byte, iv interval) bool {
+	if s.p.Reverse {
+		return bytes.Compare(key, iv.hi) >= 0
+	}
+	return bytes.Compare(key, iv.lo) < 0
+}
+
+// skippedPrefix counts the key MongoDB's seek past the leading point
+// fields of the interval the scan left finds, when the iterator's key, in
+// the gap before next, holds the values of some of them and next does
+// not (see passedKey). Its own seek to next follows.
+func (s *planSource) skippedPrefix(next interval) {
+	if s.p.Index == nil {
+		return // the _id index: one field
+	}
+	cur, _ := s.interval(s.next - 1)
+	held := s.heldPoints(cur, s.it.Key())
+	if len(held) == len(s.prefix) || bytes.HasPrefix(next.lo, held) {
+		return
+	}
+	if s.p.Reverse {
+		s.it.SeekLT(held)
+	} else {
+		s.it.SeekGE(keyenc.PrefixEnd(held))
+	}
+	if s.it.Valid() && s.beforeInterval(s.it.Key(), next) {
+		s.stats.KeysExamined++
+	}
+}
+
+// heldPoints is the storage prefix and the leading fields iv pins to one
+// value (those its two ends encode alike) that key holds too.
+func (s *planSource) heldPoints(iv interval, key []byte) []byte {
+	n := len(s.prefix)
+	for _, f := range s.p.Index.Fields {
+		l, ok := keyenc.FieldLen(iv.lo[n:], f.Desc)
+		if !ok || len(iv.hi) < n+l || len(key) < n+l || !bytes.Equal(iv.lo[n:n+l], iv.hi[n:n+l]) || !bytes.Equal(iv.lo[n:n+l], key[n:n+l]) {
+			break
+		}
+		if m, ok := keyenc.FieldLen(iv.hi[n:], f.Desc); !ok || m != l {
+			break
+		}
+		n += l
+	}
+	return iv.lo[:n]
 }
 
 func (s *planSource) Next() (bson.Raw, error) {
@@ -255,6 +345,10 @@ func (s *planSource) Next() (bson.Raw, error) {
 	for s.advance() {
 		if !s.p.Fetches() {
 			s.stats.DocsExamined++
+			if s.p.Intervals != nil {
+				// A scan by _id ranges, MongoDB's IXSCAN of the _id index.
+				s.stats.idKeyRead(s.clustered)
+			}
 			if s.seen != nil && s.dup(s.it.Key()[len(s.prefix):]) {
 				s.dropped(s.it.Key()[len(s.prefix):])
 				if err := mongoerr.Interruption(s.ctx); err != nil {
