@@ -23,19 +23,22 @@ var metaNames = map[string]bool{
 // $meta.
 func IsMetaName(name string) bool { return metaNames[name] }
 
-// CheckMeta is MongoDB's check of a {$meta: name} argument: a name it
-// knows (17308 otherwise), of metadata Folio keeps (textScore,
-// geoNearDistance, geoNearPoint, indexKey, recordId, sortKey; the others
-// fail with NotImplemented).
+// CheckMeta is MongoDB's check of a {$meta: name} argument
+// (ExpressionMeta::parse): a string (17307 otherwise), naming metadata it
+// knows (17308 otherwise, with the bare name), of metadata Folio keeps
+// (textScore, geoNearDistance, geoNearPoint, indexKey, recordId, sortKey;
+// the others fail with NotImplemented).
 func CheckMeta(arg bson.RawValue) error {
-	name, _ := arg.StringValueOK()
+	name, ok := arg.StringValueOK()
 	switch {
+	case !ok:
+		return mongoerr.New(mongoerr.MetaArgumentNotString, "$meta only supports string arguments")
 	case name == "textScore", name == "geoNearDistance", name == "geoNearPoint", name == "indexKey", name == "recordId", name == "sortKey":
 		return nil
 	case metaNames[name]:
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: %q} yet", name)
 	}
-	return mongoerr.New(mongoerr.MetaUnsupportedArgument, "Unsupported argument to $meta: %s", arg)
+	return mongoerr.New(mongoerr.MetaUnsupportedArgument, "Unsupported argument to $meta: %s", name)
 }
 
 // MetaNames are the metadata an expression reads: the arguments of the

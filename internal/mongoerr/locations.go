@@ -1439,6 +1439,8 @@ const (
 	RegexFindAllTooLarge Code = 51151
 	// RegexExecutionFailed: a $regex* operator's match that failed (past the match limit).
 	RegexExecutionFailed Code = 51156
+	// MetaArgumentNotString: {$meta: ...} whose argument is not a string.
+	MetaArgumentNotString Code = 17307
 	// MetaUnsupportedArgument: {$meta: ...} naming no metadata MongoDB knows.
 	MetaUnsupportedArgument Code = 17308
 )
