@@ -85,6 +85,10 @@ func TestProjection(t *testing.T) {
 		{`{"x": {"y": "$a", "z": 1}}`, `{"_id": 1, "a": 1, "x": {"z": 3, "w": 4}}`, -1, `{"_id": 1, "x": {"z": 3, "y": 1}}`},
 		{`{"x": "$$ROOT.a"}`, `{"_id": 1, "a": 1}`, -1, `{"_id": 1, "x": 1}`},
 		{`{"x": "$$REMOVE", "a": 1}`, `{"_id": 1, "a": 1}`, -1, `{"_id": 1, "a": 1}`},
+		// {$slice: ["$a", 1]} has no find form: it is the $slice
+		// expression, a computed field of an inclusion projection.
+		{`{"a": {"$slice": ["$a", 1]}}`, `{"_id": 1, "a": [5, 6], "b": 2}`, -1, `{"_id": 1, "a": [5]}`},
+		{`{"_id": 0, "s": {"$slice": ["$a", -1, 1]}, "b": 1}`, `{"_id": 1, "a": [5, 6], "b": 2}`, -1, `{"b": 2, "s": [6]}`},
 		{`{"comments": {"$slice": [0, 2]}}`, `{"_id": 1, "comments": [{"t": 1}, {"t": 2}, {"t": 3}], "title": "x"}`, -1, `{"_id": 1, "comments": [{"t": 1}, {"t": 2}], "title": "x"}`},
 		{`{"count": 1, "comments": {"$slice": [1, 1]}}`, `{"_id": 1, "count": 3, "comments": [{"t": 1}, {"t": 2}], "x": 1}`, -1, `{"_id": 1, "count": 3, "comments": [{"t": 2}]}`},
 		// A $meta below the top level of an exclusion projection is set
@@ -207,10 +211,15 @@ func TestProjectionErrors(t *testing.T) {
 		// An $elemMatch projection is parsed without special features
 		// (kBanAllSpecialFeatures).
 		{`{"a": {"$elemMatch": {"$jsonSchema": {}}}}`, 224, "$jsonSchema is not allowed in this context"},
-		{`{"a": {"$slice": "x"}}`, 31273, "$slice only supports numbers and [skip, limit] arrays"},
-		{`{"a": {"$slice": [1]}}`, 31272, "$slice array argument should be of form [skip, limit]"},
-		{`{"a": {"$slice": [1, 0]}}`, 31259, "$slice limit must be positive, got 0"},
-		{`{"a": {"$slice": ["x", 1]}}`, 31257, ""},
+		// A $slice of no find form is the $slice expression
+		// (projection_parser.cpp's parseSubObjectAsExpression); when that
+		// fails too, its error carries the find form's as context.
+		{`{"a": {"$slice": "x"}}`, 28667, `Invalid $slice syntax. The given syntax { $slice: "x" } did not match the find() syntax because :: Location31273: $slice only supports numbers and [skip, limit] arrays :: The given syntax did not match the expression $slice syntax. :: caused by :: Expression $slice takes at least 2 arguments, and at most 3, but 1 were passed in.`},
+		{`{"a": {"$slice": [1]}}`, 28667, `Invalid $slice syntax. The given syntax { $slice: [ 1 ] } did not match the find() syntax because :: Location31272: $slice array argument should be of form [skip, limit] :: The given syntax did not match the expression $slice syntax. :: caused by :: Expression $slice takes at least 2 arguments, and at most 3, but 1 were passed in.`},
+		{`{"a": {"$slice": {"b": 1, "c": 2}}}`, 28667, ""},
+		{`{"b": 0, "a": {"$slice": ["$a", 1]}}`, 31252, `Invalid $slice syntax. The given syntax { $slice: [ "$a", 1 ] } did not match the find() syntax because :: Location31257: $slice expects the skip argument to be a number, got string :: The given syntax did not match the expression $slice syntax. :: caused by :: Cannot use expression other than $meta in exclusion projection`},
+		{`{"a": {"$slice": [1, 0]}}`, 28724, ""},
+		{`{"a": {"$slice": ["x", 1]}}`, 28724, ""},
 		{`{"a": {"$elemMatch": {"$bad": 1}}}`, 2, "unknown operator: $bad"},
 		{`{"a": {"$bogus": [1, 2]}}`, 31325, "Unknown expression $bogus"},
 		{`{"a": {"$bogus.$": 1}}`, 31325, "Unknown expression $bogus.$"},

@@ -199,7 +199,7 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 		arg := rawdoc.Lookup(obj, op)
 		switch op {
 		case "$slice":
-			return ps.slice(key, arg, parent)
+			return ps.slice(key, arg, obj, parent)
 		case "$elemMatch":
 			return ps.elemMatch(key, arg, parent)
 		case "$meta":
@@ -209,18 +209,7 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 			return err
 		}
 		if expr.IsOperator(op) {
-			if err := expr.CheckFieldPath(key); err != nil {
-				return err
-			}
-			if ps.typ == ptExclusion {
-				return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
-			}
-			ps.typ = ptInclusion
-			e, err := ps.expr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj})
-			if err != nil {
-				return err
-			}
-			return addProjNode(parent, key, &projNode{kind: pkExpr, expr: e})
+			return ps.generic(key, obj, parent)
 		}
 	}
 	node, err := internalNode(parent, key)
@@ -250,8 +239,46 @@ func countFields(doc []byte) int {
 	}
 }
 
-// slice parses the find $slice: n, or [skip, limit] with limit > 0.
-func (ps *projParse) slice(key string, arg bson.RawValue, parent *projNode) error {
+// generic parses {key: {$op: ...}} as an aggregation expression
+// (attemptToParseGenericExpression): it makes the projection an
+// inclusion, and fails in an exclusion (31252).
+func (ps *projParse) generic(key string, obj []byte, parent *projNode) error {
+	if err := expr.CheckFieldPath(key); err != nil {
+		return err
+	}
+	if ps.typ == ptExclusion {
+		return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
+	}
+	ps.typ = ptInclusion
+	e, err := ps.expr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj})
+	if err != nil {
+		return err
+	}
+	return addProjNode(parent, key, &projNode{kind: pkExpr, expr: e})
+}
+
+// slice parses {key: {$slice: arg}}, obj being {$slice: arg}: the find
+// $slice when arg is n or [skip, limit] with limit > 0, else, as
+// MongoDB's parseSubObjectAsExpression does, the $slice expression (so
+// {$slice: ["$a", 1]} computes a field). When neither parses, the
+// expression's error is returned with the find form's as context.
+func (ps *projParse) slice(key string, arg bson.RawValue, obj []byte, parent *projNode) error {
+	findErr := ps.findSlice(key, arg, parent)
+	if findErr == nil {
+		return nil
+	}
+	err := ps.generic(key, obj, parent)
+	if err == nil {
+		return nil
+	}
+	fe := mongoerr.As(findErr)
+	return mongoerr.AddContext(err, "Invalid $slice syntax. The given syntax "+values.ShellDoc(obj)+
+		" did not match the find() syntax because :: "+fe.Code.Name()+": "+fe.Msg+
+		" :: The given syntax did not match the expression $slice syntax.")
+}
+
+// findSlice parses the find $slice: n, or [skip, limit] with limit > 0.
+func (ps *projParse) findSlice(key string, arg bson.RawValue, parent *projNode) error {
 	n := &projNode{kind: pkSlice}
 	switch {
 	case values.IsNumber(arg.Type):
