@@ -220,6 +220,8 @@ func TestProjectionErrors(t *testing.T) {
 		{`{"b": 0, "a": {"$slice": ["$a", 1]}}`, 31252, `Invalid $slice syntax. The given syntax { $slice: [ "$a", 1 ] } did not match the find() syntax because :: Location31257: $slice expects the skip argument to be a number, got string :: The given syntax did not match the expression $slice syntax. :: caused by :: Cannot use expression other than $meta in exclusion projection`},
 		{`{"a": {"$slice": [1, 0]}}`, 28724, ""},
 		{`{"a": {"$slice": ["x", 1]}}`, 28724, ""},
+		{`{"a": {}}`, 51270, "An empty sub-projection is not a valid value. Found empty object at path"},
+		{`{"a": {"b": {}}, "c": 1}`, 51270, "An empty sub-projection is not a valid value. Found empty object at path"},
 		{`{"a": {"$elemMatch": {"$bad": 1}}}`, 2, "unknown operator: $bad"},
 		{`{"a": {"$bogus": [1, 2]}}`, 31325, "Unknown expression $bogus"},
 		{`{"a": {"$bogus.$": 1}}`, 31325, "Unknown expression $bogus.$"},

@@ -193,6 +193,9 @@ func CheckOperatorName(op string) error {
 	return mongoerr.New(mongoerr.ProjectionUnknownExpression, "Unknown expression %s", op)
 }
 
+// subObject parses {key: {...}}: a find operator, an expression, or a
+// sub-projection, which may not be empty (51270, as MongoDB's parser
+// refuses a sub-projection without fields in find and $project alike).
 func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent *projNode) error {
 	op := rawdoc.FirstKey(obj)
 	if strings.HasPrefix(op, "$") && countFields(obj) == 1 {
@@ -211,6 +214,9 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 		if expr.IsOperator(op) {
 			return ps.generic(key, obj, parent)
 		}
+	}
+	if countFields(obj) == 0 {
+		return mongoerr.New(mongoerr.ProjectionEmptySubObject, "An empty sub-projection is not a valid value. Found empty object at path")
 	}
 	node, err := internalNode(parent, key)
 	if err != nil {
