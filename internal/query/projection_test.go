@@ -57,6 +57,18 @@ func TestProjection(t *testing.T) {
 		{`{"c": {"$slice": [-2, 5]}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [2, 3]}`},
 		{`{"c": {"$slice": [5, 5]}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": []}`},
 		{`{"c": {"$slice": 1}}`, `{"_id": 1, "c": "str"}`, -1, `{"_id": 1, "c": "str"}`},
+		// $slice reads its numbers as BSONElement::numberInt: a long keeps
+		// its low 32 bits, a decimal rounds half to even, and one out of
+		// range is math.MinInt32 (Decimal128::toInt), a slice of all.
+		{`{"c": {"$slice": {"$numberLong": "4294967297"}}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [1]}`},
+		{`{"c": {"$slice": [{"$numberLong": "-4294967295"}, 1]}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [2]}`},
+		{`{"c": {"$slice": {"$numberDecimal": "1.5"}}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [1, 2]}`},
+		{`{"c": {"$slice": {"$numberDecimal": "2.5"}}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [1, 2]}`},
+		{`{"c": {"$slice": {"$numberDecimal": "-0.6"}}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [3]}`},
+		{`{"c": {"$slice": {"$numberDecimal": "-0.5"}}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": []}`},
+		{`{"c": {"$slice": {"$numberDecimal": "1E+20"}}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [1, 2, 3]}`},
+		{`{"c": {"$slice": {"$numberDecimal": "2147483648"}}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [1, 2, 3]}`},
+		{`{"c": {"$slice": [{"$numberDecimal": "0.5"}, {"$numberDecimal": "1.50"}]}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [1, 2]}`},
 		{`{"c": {"$slice": 1}, "d": 1}`, `{"_id": 1, "c": [1, 2], "d": 4, "e": 5}`, -1, `{"_id": 1, "c": [1], "d": 4}`},
 		{`{"c": {"$slice": 1}, "_id": 0}`, `{"_id": 1, "c": [1, 2], "d": 4}`, -1, `{"c": [1], "d": 4}`},
 		{`{"c": {"$slice": 1}, "_id": 1}`, `{"_id": 1, "c": [1, 2], "d": 4}`, -1, `{"_id": 1, "c": [1]}`},

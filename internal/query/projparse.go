@@ -2,6 +2,7 @@ package query
 
 import (
 	"math"
+	"math/big"
 	"strings"
 
 	"github.com/folio-db/folio/internal/collation"
@@ -322,8 +323,20 @@ func (ps *projParse) findSlice(key string, arg bson.RawValue, parent *projNode) 
 	return nil
 }
 
-// toInt32 converts a number as BSONElement::numberInt does, saturating.
+// toInt32 converts a $slice number as MongoDB's BSONElement::numberInt
+// does: an int64 keeps its low 32 bits (the C++ cast), a decimal rounds
+// half to even and is math.MinInt32 when NaN or out of range
+// (Decimal128::toInt); a double truncates toward zero, and saturates (NaN:
+// 0) where the C++ cast has no defined result.
 func toInt32(v bson.RawValue) int {
+	switch v.Type {
+	case bson.TypeInt32:
+		return int(v.Int32())
+	case bson.TypeInt64:
+		return int(int32(v.Int64()))
+	case bson.TypeDecimal128:
+		return decimalToInt32(v.Decimal128())
+	}
 	f, _ := values.Float64(v)
 	switch {
 	case math.IsNaN(f):
@@ -333,10 +346,42 @@ func toInt32(v bson.RawValue) int {
 	case f <= math.MinInt32:
 		return math.MinInt32
 	}
-	if i, ok := values.Int64(v); ok {
-		return int(i)
-	}
 	return int(f)
+}
+
+// decimalToInt32 is Decimal128::toInt: d rounded half to even, or
+// math.MinInt32 (the conversion's invalid result) for NaN, an infinity or
+// a value outside the int32 range.
+func decimalToInt32(d bson.Decimal128) int {
+	c, exp, err := d.BigInt()
+	switch {
+	case err != nil:
+		return math.MinInt32
+	case c.Sign() == 0 || exp < -35: // |c| < 10^34: below one half
+		return 0
+	case exp > 10: // a non-zero coefficient times 10^11 is out of range
+		return math.MinInt32
+	}
+	ten := big.NewInt(10)
+	den := big.NewInt(1)
+	if exp > 0 {
+		c.Mul(c, new(big.Int).Exp(ten, big.NewInt(int64(exp)), nil))
+	} else {
+		den.Exp(ten, big.NewInt(int64(-exp)), nil)
+	}
+	q, r := new(big.Int).QuoRem(c, den, new(big.Int))
+	switch r.Abs(r).Lsh(r, 1).Cmp(den) {
+	case 1:
+		q.Add(q, big.NewInt(int64(c.Sign())))
+	case 0:
+		if q.Bit(0) == 1 {
+			q.Add(q, big.NewInt(int64(c.Sign())))
+		}
+	}
+	if !q.IsInt64() || q.Int64() > math.MaxInt32 || q.Int64() < math.MinInt32 {
+		return math.MinInt32
+	}
+	return int(q.Int64())
 }
 
 // elemMatch parses the $elemMatch projection of a top-level array field.
