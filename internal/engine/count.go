@@ -96,8 +96,11 @@ func (s *planSource) countKeys(want int64) (n int64, ended bool, err error) {
 		}
 		s.stats.KeysExamined++
 		if s.p.HasChecks() {
-			if ok, seek := s.p.CheckKey(s.it.Key(), len(s.prefix)); !ok {
-				if seek != nil {
+			if ok, seek, done := s.p.CheckKey(s.it.Key(), len(s.prefix)); !ok {
+				switch {
+				case done:
+					s.end()
+				case seek != nil:
 					s.seekTo(seek)
 				}
 				continue

@@ -79,8 +79,11 @@ func (s *planSource) distinctValues(parts []string, set *distinctSet) error {
 		s.stats.KeysExamined++
 		k := s.it.Key()
 		if s.p.HasChecks() {
-			if ok, seek := s.p.CheckKey(k, len(s.prefix)); !ok {
-				if seek != nil {
+			if ok, seek, done := s.p.CheckKey(k, len(s.prefix)); !ok {
+				switch {
+				case done:
+					s.end()
+				case seek != nil:
 					s.seekTo(seek)
 				}
 				continue

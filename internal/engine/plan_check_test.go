@@ -40,9 +40,10 @@ func TestKeyChecks(t *testing.T) {
 		keys, returned int64
 	}{
 		// Equality, sort, range: per b, one key below the range, a seek
-		// to c = 8, two matches.
+		// to c = 8, two matches; then the key past a = 1, where the
+		// checker is done.
 		{`{"a": 1, "c": {"$gte": 8}}`, `{"b": 1}`, 0,
-			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[8, inf.0]"]}`, 60, 40},
+			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[8, inf.0]"]}`, 61, 40},
 		{`{"a": 1, "c": {"$gte": 8}}`, `{"b": 1}`, 5,
 			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[8, inf.0]"]}`, 8, 5},
 		// Equality, sort, range with the range's failing keys last in
@@ -50,10 +51,11 @@ func TestKeyChecks(t *testing.T) {
 		// result lies past one failing key).
 		{`{"a": 1, "c": {"$lte": 7}}`, `{"b": 1, "c": 1}`, 9,
 			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[-inf.0, 7]"]}`, 10, 9},
-		// Backward: per b, seek below c = 9 past the keys above it. The
-		// bounds show in the scan's order.
+		// Backward: per b, seek below c = 9 past the keys above it, and
+		// the key below a = 1 at the end. The bounds show in the scan's
+		// order.
 		{`{"a": 1, "c": {"$lte": 1}}`, `{"b": -1, "c": -1}`, 0,
-			`{"a": ["[1, 1]"], "b": ["[MaxKey, MinKey]"], "c": ["[1, -inf.0]"]}`, 60, 40},
+			`{"a": ["[1, 1]"], "b": ["[MaxKey, MinKey]"], "c": ["[1, -inf.0]"]}`, 61, 40},
 		// Equality, range, equality: per b, seek to c = 3, then past b.
 		{`{"a": 2, "b": {"$gte": 5, "$lt": 15}, "c": 3}`, ``, 0,
 			`{"a": ["[2, 2]"], "b": ["[5, 15)"], "c": ["[3, 3]"]}`, 30, 10},
@@ -261,4 +263,29 @@ func TestKeysExaminedAcrossIntervals(t *testing.T) {
 	})
 	insert("j", `{"_id": 7, "a": 1, "b": 1.5}`)
 	check([]row{{"j", `{"a": {"$in": [1, 2]}, "b": {"$gt": 1, "$lt": 2}}`, ab, "", 4}})
+
+	// jstests/core/index/index_check6.js's exact figures: ages 10 to 49,
+	// ratings 0 to 9; a range then a checked field.
+	mustCreateIndex(t, e, "r", `{"age": 1, "rating": 1}`, false)
+	id := 0
+	for age := 10; age < 50; age++ {
+		for rating := range 10 {
+			insert("r", fmt.Sprintf(`{"_id": %d, "age": %d, "rating": %d}`, id, age, rating))
+			id++
+		}
+	}
+	ar := `{"age": 1, "rating": 1}`
+	check([]row{
+		{"r", `{"age": 30}`, ar, "", 10},
+		{"r", `{"age": {"$gte": 29, "$lte": 30}}`, ar, "", 20},
+		{"r", `{"age": {"$gte": 25, "$lte": 30}, "rating": {"$in": [0, 9]}}`, ar, "", 19},
+		{"r", `{"age": {"$gte": 25, "$lte": 30}, "rating": {"$in": [0, 8]}}`, ar, "", 24},
+		{"r", `{"age": {"$gte": 25, "$lte": 30}, "rating": {"$in": [1, 8]}}`, ar, "", 29},
+		{"r", `{"age": {"$gte": 29, "$lte": 30}, "rating": 5}`, ar, "", 5},
+		{"r", `{"age": {"$gte": 29, "$lte": 30}, "rating": {"$gte": 4, "$lte": 5}}`, ar, "", 7},
+		{"r", `{"age": 30, "rating": {"$gte": 4, "$lte": 5}}`, ar, "", 2},
+		// backward: per age its 8 and 0, the 7 between them and the
+		// next age's 9, then the key below age 25, where it is done
+		{"r", `{"age": {"$gte": 25, "$lte": 30}, "rating": {"$in": [0, 8]}}`, ar, `{"age": -1, "rating": -1}`, 24},
+	})
 }

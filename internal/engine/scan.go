@@ -154,6 +154,11 @@ func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan
 		if len(iv.Hi) > 0 {
 			abs.hi = append(slices.Clip(s.prefix), iv.Hi...)
 		}
+		if p.HasChecks() {
+			if seek := p.IntervalSeek(iv.Lo, iv.Hi); seek != nil {
+				abs.seek = append(slices.Clip(s.prefix), seek...)
+			}
+		}
 		s.ivs = append(s.ivs, abs)
 	}
 	it, err := s.openIter()
@@ -173,8 +178,10 @@ func (s *planSource) openIter() (storage.Iter, error) {
 	return s.r.NewIter(s.prefix, keyenc.PrefixEnd(s.prefix))
 }
 
-// interval is a run of whole storage keys, [lo, hi).
-type interval struct{ lo, hi []byte }
+// interval is a run of whole storage keys, [lo, hi). seek, when set, is
+// where a scan enters it (at or past lo, or below hi backward): at the
+// start of the checked fields' bounds (planner.Plan.IntervalSeek).
+type interval struct{ lo, hi, seek []byte }
 
 // interval returns the i-th interval in scan order.
 func (s *planSource) interval(i int) (interval, bool) {
@@ -209,8 +216,14 @@ func (s *planSource) advance() bool {
 			s.inRange = true
 			s.seeks++
 			switch {
+			case s.p.Reverse && iv.seek != nil:
+				s.it.SeekLT(iv.seek)
 			case s.p.Reverse:
 				s.it.SeekLT(iv.hi)
+			case iv.seek != nil:
+				// Past lo: the seek hints, which hold the first key at
+				// or past lo, do not apply.
+				s.it.SeekGE(iv.seek)
 			case s.hints != nil:
 				s.hinting, s.hintStart = true, iv.lo
 				s.it.SeekGE(s.hints.lookup(iv.lo, s.hintNow))
@@ -248,13 +261,10 @@ func (s *planSource) advance() bool {
 // interval it left, when the next interval has others, makes the checker
 // seek past those values: the key found there is examined too
 // (skippedPrefix).
-//
-// A scan with key checks past its intervals (CheckKey) is left alone: it
-// counts the keys it checks, but seeks and ends otherwise than MongoDB's
-// checker (which seeks to every later field's interval start, and stops
-// once no earlier field can advance), so that its count is not MongoDB's.
+// A scan with key checks past its intervals (CheckKey) has bounds of
+// several intervals too.
 func (s *planSource) passedKey() {
-	if s.p.Index == nil && (s.p.Intervals == nil || s.clustered || s.p.Natural) || len(s.ivs) < 2 || s.p.HasChecks() {
+	if s.p.Index == nil && (s.p.Intervals == nil || s.clustered || s.p.Natural) || len(s.ivs) < 2 && !s.p.HasChecks() {
 		return
 	}
 	next, ok := s.interval(s.next)
@@ -290,6 +300,7 @@ func (s *planSource) skippedPrefix(next interval) {
 	if len(held) == len(s.prefix) || bytes.HasPrefix(next.lo, held) {
 		return
 	}
+	s.seeks++
 	if s.p.Reverse {
 		s.it.SeekLT(held)
 	} else {
@@ -364,11 +375,14 @@ func (s *planSource) Next() (bson.Raw, error) {
 		if s.seen != nil {
 			s.stats.KeysExamined++
 			if s.p.HasChecks() {
-				if ok, seek := s.p.CheckKey(s.it.Key(), len(s.prefix)); !ok {
+				if ok, seek, done := s.p.CheckKey(s.it.Key(), len(s.prefix)); !ok {
 					if err := mongoerr.Interruption(s.ctx); err != nil {
 						return nil, err
 					}
-					if seek != nil {
+					switch {
+					case done:
+						s.end()
+					case seek != nil:
 						s.seekTo(seek)
 					}
 					continue
@@ -461,6 +475,13 @@ func (s *planSource) seekTo(key []byte) {
 		s.it.SeekGE(key)
 	}
 	s.sought = true
+}
+
+// end ends the scan on the key the bounds checker found it done at (see
+// planner.Plan.CheckKey): no interval is left to read, and that key was
+// its last work (doneKey).
+func (s *planSource) end() {
+	s.next, s.inRange, s.sought, s.doneKey = len(s.ivs), false, false, true
 }
 
 // park closes the scan's iterator while its cursor waits for a getMore.

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/folio-db/folio/internal/keyenc"
 )
@@ -16,31 +17,38 @@ type keyCheck struct {
 }
 
 // CheckKey tests the plan's key checks on key, a whole index key after
-// off bytes of storage prefix. When a
-// check fails it returns false with the key to seek to next: in a forward
-// scan the first key whose failing field can lie in its bounds (the next
-// interval of that field under the same earlier fields, or else the next
-// value of the earlier fields), in a backward scan the key to seek below.
-// seek is nil when no repositioning helps (the scan then steps on). A key
-// the checks cannot split is accepted: the filter still judges its
-// document.
-func (p *Plan) CheckKey(key []byte, off int) (ok bool, seek []byte) {
+// off bytes of storage prefix, as MongoDB's IndexBoundsChecker::checkKey
+// does past the fields the intervals bound. When a check fails it returns
+// false with the key to seek to next: in a forward scan the failing field
+// at the start of its next interval under the same earlier fields and the
+// later checked fields at the start of their first (seekSuffix), or, past
+// the field's last interval, the next value of the earlier fields; in a
+// backward scan the key to seek below. seek is nil when no repositioning
+// helps (the scan then steps on). done reports a key past the field's last
+// interval when no earlier field can move on within its bounds
+// (spaceLeftToAdvance): the scan is over. A key the checks cannot split is
+// accepted: the filter still judges its document.
+func (p *Plan) CheckKey(key []byte, off int) (ok bool, seek []byte, done bool) {
 	next := 0 // the next check
+	var startsBuf [8]int
+	starts := startsBuf[:0] // where each field before the current one starts
 	for i, f := range p.fields {
 		if next == len(p.checks) {
-			return true, nil
+			return true, nil, false
 		}
 		n, valid := keyenc.FieldLen(key[off:], f.Desc)
 		if !valid {
-			return true, nil
+			return true, nil, false
 		}
 		if p.checks[next].field != i {
+			starts = append(starts, off)
 			off += n
 			continue
 		}
 		b := p.checks[next].bounds
 		enc := key[off : off+n]
 		if b.contains(enc) {
+			starts = append(starts, off)
 			off += n
 			next++
 			continue
@@ -49,31 +57,177 @@ func (p *Plan) CheckKey(key []byte, off int) (ok bool, seek []byte) {
 		if !p.Reverse {
 			for _, iv := range b.ivs {
 				if bytes.Compare(iv.lo, enc) > 0 {
-					seek = append(append([]byte(nil), pre...), iv.lo...)
+					seek = p.seekSuffix(append(append([]byte(nil), pre...), iv.lo...), i, len(pre), next+1)
 					break
 				}
 			}
 			if seek == nil {
+				if !p.spaceLeft(key, starts, off) {
+					return false, nil, true
+				}
 				seek = keyenc.PrefixEnd(pre)
 			}
 			if seek != nil && bytes.Compare(seek, key) <= 0 {
 				seek = nil
 			}
-			return false, seek
+			return false, seek, false
 		}
 		for j := len(b.ivs) - 1; j >= 0; j-- {
 			if bytes.Compare(b.ivs[j].hi, enc) <= 0 {
-				seek = append(append([]byte(nil), pre...), b.ivs[j].hi...)
+				seek = p.reverseSuffix(append(append([]byte(nil), pre...), b.ivs[j].hi...), i, len(pre), next+1)
 				break
 			}
 		}
 		if seek == nil {
+			if !p.spaceLeft(key, starts, off) {
+				return false, nil, true
+			}
 			seek = append([]byte(nil), pre...)
 		}
 		if bytes.Compare(seek, key) >= 0 {
 			seek = nil
 		}
-		return false, seek
+		return false, seek, false
 	}
-	return true, nil
+	return true, nil, false
+}
+
+// seekSuffix appends to seek, a forward seek key whose last field (field,
+// from byte from) is at an interval's start, the starts of the first
+// intervals of the fields checks c on bound, while they follow one
+// another, as MongoDB's seek point holds every later field at the start
+// of its interval. Each is appended only after a whole field encoding: a
+// key at or past seek and below the result then holds that field's value
+// and a later field below its bounds, and fails a check; a field no check
+// bounds ends the suffix.
+func (p *Plan) seekSuffix(seek []byte, field, from, c int) []byte {
+	for ; c < len(p.checks) && p.checks[c].field == field+1; c++ {
+		if n, ok := keyenc.FieldLen(seek[from:], p.fields[field].Desc); !ok || n != len(seek)-from {
+			break
+		}
+		field, from = field+1, len(seek)
+		seek = append(seek, p.checks[c].bounds.ivs[0].lo...)
+	}
+	return seek
+}
+
+// IntervalSeek is the key a scan seeks to (forward) or below (backward)
+// to enter an interval [lo, hi) (relative to the index): nil for lo or hi
+// themselves, else followed by the checked fields right after the
+// intervals' fields at the start of their bounds in the scan's order
+// (seekSuffix, reverseSuffix).
+func (p *Plan) IntervalSeek(lo, hi []byte) []byte {
+	if p.ivFields == 0 || len(p.checks) == 0 || p.checks[0].field != p.ivFields {
+		return nil
+	}
+	key := lo
+	if p.Reverse {
+		key = hi
+	}
+	from := 0
+	for i := 0; i < p.ivFields-1; i++ {
+		n, ok := keyenc.FieldLen(key[from:], p.fields[i].Desc)
+		if !ok {
+			return nil
+		}
+		from += n
+	}
+	var seek []byte
+	if p.Reverse {
+		seek = p.reverseSuffix(slices.Clip(key), p.ivFields-1, from, 0)
+	} else {
+		seek = p.seekSuffix(slices.Clip(key), p.ivFields-1, from, 0)
+	}
+	if len(seek) == len(key) {
+		return nil
+	}
+	return seek
+}
+
+// reverseSuffix is seekSuffix for a backward seek key, whose last field
+// (field, from byte from) is at the end of an interval: when that end is
+// inclusive (the end past its value's whole encoding), the value's
+// encoding followed by the end of the next checked field's last
+// interval, and so on, the last field appended keeping its end. A key
+// below the end and at or past the result holds the values before the
+// last field appended and that field past its bounds; no whole encoding
+// lies between a value's and the end past it, encodings being prefix-free.
+func (p *Plan) reverseSuffix(seek []byte, field, from, c int) []byte {
+	for ; c < len(p.checks) && p.checks[c].field == field+1; c++ {
+		e := p.wholeBefore(seek, from, field)
+		if e == nil {
+			break
+		}
+		ivs := p.checks[c].bounds.ivs
+		field, from = field+1, len(e)
+		seek = append(e, ivs[len(ivs)-1].hi...)
+	}
+	return seek
+}
+
+// wholeBefore returns e, key up to byte from followed by one whole
+// encoding of field, such that key is e's keyenc.PrefixEnd; nil when
+// there is none (key[from:] is an exclusive end).
+func (p *Plan) wholeBefore(key []byte, from, field int) []byte {
+	n := len(key)
+	if n <= from || key[n-1] == 0 {
+		return nil
+	}
+	e := append(key[:n-1:n-1], key[n-1]-1)
+	for range 4 {
+		if m, ok := keyenc.FieldLen(e[from:], p.fields[field].Desc); ok && m == len(e)-from {
+			return e
+		}
+		e = append(e, 0xFF)
+	}
+	return nil
+}
+
+// spaceLeft reports whether a field before the one starting at byte end of
+// key (the fields starting at starts) can still move on within its bounds,
+// as MongoDB's IndexBoundsChecker::spaceLeftToAdvance: it is not in its
+// last interval in the scan's order, or that interval is open at its far
+// end, or the field's value is not that end. An unbounded field always
+// can.
+func (p *Plan) spaceLeft(key []byte, starts []int, end int) bool {
+	for i, from := range starts {
+		to := end
+		if i+1 < len(starts) {
+			to = starts[i+1]
+		}
+		enc := key[from:to]
+		b := p.fieldBounds[i]
+		if b.empty() {
+			return true
+		}
+		k, _ := slices.BinarySearchFunc(b.ivs, enc, func(iv fieldInterval, k []byte) int {
+			if bytes.Compare(iv.hi, k) <= 0 {
+				return -1
+			}
+			return 1
+		})
+		switch {
+		case k >= len(b.ivs):
+			return true
+		case p.Reverse:
+			if iv := b.ivs[0]; k != 0 || !iv.loIncl || !bytes.Equal(enc, iv.lo) {
+				return true
+			}
+		default:
+			if iv := b.ivs[k]; k != len(b.ivs)-1 || !iv.hiIncl || !isPrefixEnd(iv.hi, enc) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isPrefixEnd reports whether end is keyenc.PrefixEnd(enc): an inclusive
+// interval's end past the encoding of its last value.
+func isPrefixEnd(end, enc []byte) bool {
+	for len(enc) > 0 && enc[len(enc)-1] == 0xFF {
+		enc = enc[:len(enc)-1]
+	}
+	n := len(enc)
+	return n > 0 && len(end) == n && bytes.Equal(end[:n-1], enc[:n-1]) && end[n-1] == enc[n-1]+1
 }

@@ -91,8 +91,10 @@ type Plan struct {
 	// fieldBounds are the bounds of each of fields (empty: unbounded).
 	fieldBounds []fieldBounds
 	// checks are the bounds of fields after those the intervals bound,
-	// tested on each key before its document is fetched.
-	checks []keyCheck
+	// tested on each key before its document is fetched; ivFields counts
+	// the fields the intervals bound.
+	checks   []keyCheck
+	ivFields int
 	// ranged reports that the intervals bound a field by a range after
 	// the points; eqFields counts the fields bounded by points only
 	// (equalities and $in).
@@ -522,6 +524,7 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 			p.checks = append(p.checks, keyCheck{field: i, bounds: fb})
 			continue
 		}
+		p.ivFields++
 		if !fb.point {
 			last, leading = fb, false
 			p.ranged = true
