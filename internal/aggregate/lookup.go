@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,13 @@ import (
 
 // maxDocumentSize is MongoDB's largest document (16 MiB).
 const maxDocumentSize = 16 * 1024 * 1024
+
+// maxIntermediateDocSize is MongoDB's bound on a document a stage builds
+// for the stages after it, which may exceed maxDocumentSize as long as
+// what reaches the client does not (100 MiB: $lookup's
+// internalLookupStageIntermediateDocumentMaxSizeBytes, $facet's
+// internalQueryFacetMaxOutputDocSizeBytes).
+const maxIntermediateDocSize = 100 * 1024 * 1024
 
 // lookupStage is $lookup: each document gets, in the array field as, the
 // documents of collection from that match it.
@@ -336,12 +344,13 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 		src = runStages(pipeline, src, rt.withVars(vars))
 	}
 	defer src.Close()
-	// The matches held until the output document is built count against
-	// the stage's limit and the process-wide budget; they cannot spill.
-	acct := sorter.NewAccount(rt.memoryLimit(), rt.opts.Budget)
+	// The matches held until the output document is built are bounded by
+	// their total size, as MongoDB bounds them, and count against the
+	// process-wide budget; they cannot spill.
+	acct := sorter.NewAccount(math.MaxInt64, rt.opts.Budget)
 	defer acct.Release()
 	var out []bson.RawValue
-	size := 0
+	var size int64
 	for {
 		d, err := src.Next()
 		if err != nil {
@@ -350,13 +359,17 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 		if d == nil {
 			return out, nil
 		}
-		if size += len(d); size > maxDocumentSize {
+		// MongoDB (LookUpStage::doGetNext) refuses a match once the
+		// approximate sizes of the matches before it total more than
+		// internalLookupStageIntermediateDocumentMaxSizeBytes: the last
+		// match may take the total past it.
+		if size > maxIntermediateDocSize {
 			return nil, mongoerr.New(mongoerr.LookupResultTooLarge,
-				"Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxDocumentSize)
+				"Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxIntermediateDocSize)
 		}
+		size += lookupMatchSize(d)
 		if !acct.Grow(lookupMatchSize(d)) {
-			return nil, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
-				"$lookup exceeded the memory of blocking stages (%d bytes for this stage, within the budget of all operations)", acct.Limit())
+			return nil, budgetExceeded("$lookup")
 		}
 		out = append(out, docValue(d))
 	}

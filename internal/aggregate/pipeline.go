@@ -729,8 +729,14 @@ func (rt *runtime) holdAccount() *sorter.Account {
 // refused is the error of a stage holdAccount refused.
 func (rt *runtime) refused(what string) error {
 	if rt.opts.AllowDiskUse {
-		return mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
-			"Exceeded the memory budget of blocking stages for %s, which cannot spill to disk", what)
+		return budgetExceeded(what)
 	}
 	return rt.overMemory(what)
+}
+
+// budgetExceeded is the error of a stage whose memory the process-wide
+// budget refused, with no limit of its own binding.
+func budgetExceeded(what string) error {
+	return mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
+		"Exceeded the memory budget of blocking stages for %s, which cannot spill to disk", what)
 }
