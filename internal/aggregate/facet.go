@@ -1,11 +1,14 @@
 package aggregate
 
 import (
+	"math"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sorter"
 )
 
 // facetStage is $facet: every sub-pipeline runs over all the input
@@ -78,24 +81,44 @@ func (s *facetStage) run(in Source, rt *runtime) Source {
 			metas = append(metas, docsrc.MetaOf(in))
 		}
 		out := make([]field, len(s.names))
-		size := 0
+		// The output is bounded by its own limit (collectFacet), not
+		// the stage's memory limit, and counts against the process-wide
+		// budget.
+		outAcct := sorter.NewAccount(math.MaxInt64, rt.opts.Budget)
+		defer outAcct.Release()
 		for i, ss := range s.pipelines {
 			src := runStages(ss, &SliceSource{Docs: docs, Metas: metas}, rt)
-			results, err := drain(src, rt, acct, "$facet")
+			vals, err := collectFacet(src, outAcct)
 			src.Close()
 			if err != nil {
 				return nil, err
-			}
-			vals := make([]bson.RawValue, len(results))
-			for j, d := range results {
-				vals[j] = docValue(d)
-				size += len(d)
-			}
-			if size > maxDocumentSize {
-				return nil, mongoerr.New(mongoerr.BSONObjectTooLarge, "document constructed by $facet is %d bytes, which exceeds the limit of %d bytes", size, maxDocumentSize)
 			}
 			out[i] = field{s.names[i], buildArray(vals)}
 		}
 		return []bson.Raw{buildDoc(out)}, nil
 	}}
+}
+
+// collectFacet reads one sub-pipeline's results into the output document's
+// array. The document may exceed a user document's 16 MiB for the stages
+// after $facet, but MongoDB (DocumentSourceFacet::doGetNext) fails with
+// 4031700 as soon as the results of all the sub-pipelines, counted as
+// they arrive, total more than internalQueryFacetMaxOutputDocSizeBytes
+// (100 MiB); acct holds the output of the sub-pipelines read before.
+func collectFacet(src Source, acct *sorter.Account) ([]bson.RawValue, error) {
+	var vals []bson.RawValue
+	for {
+		d, err := src.Next()
+		if d == nil || err != nil {
+			return vals, err
+		}
+		n := heldDocSize(d)
+		if total := acct.Used() + n; total > maxIntermediateDocSize {
+			return nil, mongoerr.New(mongoerr.FacetOutputTooLarge, "document constructed by $facet is %d bytes, which exceeds the limit of %d bytes", total, maxIntermediateDocSize)
+		}
+		if !acct.Grow(n) {
+			return nil, budgetExceeded("$facet")
+		}
+		vals = append(vals, docValue(d))
+	}
 }

@@ -52,3 +52,38 @@ func TestLookupIntermediateSize(t *testing.T) {
 		t.Fatalf("110 MB of matches: want 4568, got %v", err)
 	}
 }
+
+// TestFacetIntermediateSize: a $facet's output document may exceed 16 MiB
+// for the stages after it (facet_memory_consumption.js: a $facet then
+// $unwind), up to internalQueryFacetMaxOutputDocSizeBytes (100 MiB) over
+// all its sub-pipelines; past it the stage fails with 4031700.
+func TestFacetIntermediateSize(t *testing.T) {
+	large := strings.Repeat("x", 7*1024*1024)
+	c := stageCase{}
+	for i := range 3 {
+		c.Docs = append(c.Docs, mustRaw(t, bson.D{{Key: "_id", Value: i}, {Key: "s", Value: large}}))
+	}
+	c.Pipeline = []bson.Raw{
+		mustRaw(t, bson.D{{Key: "$facet", Value: bson.D{{Key: "a", Value: bson.A{}}}}}),
+		mustRaw(t, bson.D{{Key: "$unwind", Value: "$a"}}),
+		mustRaw(t, bson.D{{Key: "$project", Value: bson.D{{Key: "id", Value: "$a._id"}}}}),
+	}
+	got, _, err := runCase(c)
+	if err != nil {
+		t.Fatalf("21 MB $facet: %v", err)
+	}
+	if g := canonicalAll(got); len(g) != 3 || g[2] != `{"id":{"$numberInt":"2"}}` {
+		t.Fatalf("21 MB $facet: got %v", g)
+	}
+	five := bson.D{}
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		five = append(five, bson.E{Key: name, Value: bson.A{}})
+	}
+	c.Pipeline = []bson.Raw{mustRaw(t, bson.D{{Key: "$facet", Value: five}}), mustRaw(t, bson.D{{Key: "$unwind", Value: "$a"}})}
+	for _, disk := range []bool{false, true} {
+		c.AllowDiskUse = disk
+		if _, _, err := runCase(c); mongoerr.As(err).Code != mongoerr.FacetOutputTooLarge {
+			t.Fatalf("105 MB $facet (allowDiskUse %v): want 4031700, got %v", disk, err)
+		}
+	}
+}

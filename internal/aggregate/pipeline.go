@@ -694,21 +694,6 @@ func (f *funcSource) Next() (bson.Raw, error) {
 
 func (f *funcSource) Close() error { return f.in.Close() }
 
-// drain reads src to the end, accounting the documents it keeps in acct.
-func drain(src Source, rt *runtime, acct *sorter.Account, what string) ([]bson.Raw, error) {
-	var out []bson.Raw
-	for {
-		doc, err := src.Next()
-		if doc == nil || err != nil {
-			return out, err
-		}
-		if !acct.Grow(heldDocSize(doc)) {
-			return nil, rt.refused(what)
-		}
-		out = append(out, doc)
-	}
-}
-
 // heldDocSize is the memory of a document a stage keeps in a slice: its
 // bytes, its slice header with append's slack, the rounding of its
 // allocation.

@@ -236,8 +236,14 @@ func TestInterrupt(t *testing.T) {
 			t.Fatalf("%s: %v, want %s", tc.name, err, tc.want.Name())
 		}
 		p, _ = Parse([]bson.Raw{tc.stage}, Options{DB: "test", Coll: "c", Env: newMemEnv(), Ctx: context.Background()})
-		if _, err := drain(p.Run(&SliceSource{Docs: slices.Clone(docs)}), p.rt, p.rt.holdAccount(), "test"); err != nil {
-			t.Fatalf("%s uninterrupted: %v", tc.name, err)
+		for out := p.Run(&SliceSource{Docs: slices.Clone(docs)}); ; {
+			d, err := out.Next()
+			if err != nil {
+				t.Fatalf("%s uninterrupted: %v", tc.name, err)
+			}
+			if d == nil {
+				break
+			}
 		}
 	}
 }

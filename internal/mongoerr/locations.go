@@ -344,8 +344,10 @@ const (
 	FacetArgumentNotArray Code = 40170
 	// FacetPipelineElementInvalid: a $facet pipeline element that is not a non-empty object.
 	FacetPipelineElementInvalid Code = 40171
-	// LookupResultTooLarge: $lookup matches exceeding the BSON size limit.
+	// LookupResultTooLarge: $lookup matches exceeding the intermediate document limit.
 	LookupResultTooLarge Code = 4568
+	// FacetOutputTooLarge: a $facet output document exceeding the intermediate document limit.
+	FacetOutputTooLarge Code = 4031700
 	// OutSpecInvalidType: an $out argument that is neither a string nor an object.
 	OutSpecInvalidType Code = 16990
 	// MergeLetWithInvalidWhenMatched: $merge let with a whenMatched mode that takes no variables.
