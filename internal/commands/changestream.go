@@ -17,7 +17,6 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/values"
-	"github.com/folio-db/folio/internal/wire"
 )
 
 // changeStreamStages are the stages a $changeStream may be followed by.
@@ -434,9 +433,8 @@ func (c *changeStreamCursor) sized(doc bson.Raw) (bson.Raw, error) {
 		c.resumed = nil
 	}
 	if !c.split {
-		if len(doc) > wire.MaxBSONInternalSize {
-			return nil, mongoerr.New(mongoerr.BSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(%dMB) First element: _id: %s",
-				len(doc), len(doc), wire.MaxBSONInternalSize, wire.MaxBSONInternalSize>>20, values.Shell(doc.Lookup("_id")))
+		if err := tooLarge(doc); err != nil {
+			return nil, err
 		}
 		return doc, nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/nsname"
+	"github.com/folio-db/folio/internal/values"
 	"github.com/folio-db/folio/internal/wire"
 )
 
@@ -137,6 +138,9 @@ func fillBatch(out []byte, c *cursors.Cursor, n, expect int64) (_ []byte, count 
 		if doc == nil {
 			return out, count, true, nil
 		}
+		if err := tooLarge(doc); err != nil {
+			return nil, 0, false, err
+		}
 		if count > 0 && size+len(doc) > wire.MaxBSONSize {
 			c.Unread(slices.Clone(doc))
 			return out, count, false, nil
@@ -151,6 +155,23 @@ func fillBatch(out []byte, c *cursors.Cursor, n, expect int64) (_ []byte, count 
 		out = bsoncore.AppendDocumentElement(out, string(strconv.AppendInt(key[:0], int64(count), 10)), doc)
 		count++
 	}
+}
+
+// tooLarge is MongoDB's failure to serialise a result larger than the
+// largest BSON object it builds (BSONObjMaxInternalSize, a user
+// document's 16 MiB and 16 KiB; BSONObj::_assertInvalid), which a stage
+// may have built from larger intermediate documents ($lookup, $facet,
+// $push); nil when doc fits.
+func tooLarge(doc bson.Raw) error {
+	if len(doc) <= wire.MaxBSONInternalSize {
+		return nil
+	}
+	first := ""
+	if el, err := doc.IndexErr(0); err == nil {
+		first = values.ShellElement(el.Key(), el.Value())
+	}
+	return mongoerr.New(mongoerr.BSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(%dMB) First element: %s",
+		len(doc), len(doc), wire.MaxBSONInternalSize, wire.MaxBSONInternalSize>>20, first)
 }
 
 // firstBatch is how a cursor-opening command serves its first batch.

@@ -346,3 +346,41 @@ func TestKeyLimit(t *testing.T) {
 		t.Fatalf("%d documents, %d tagged; want the two short ones, untagged", n, tagged)
 	}
 }
+
+// TestIntermediateDocumentsOverTheSizeLimit: a pipeline's stages may build
+// documents over 16 MiB for the stages after them ($lookup's matches up
+// to 100 MiB, lookup_large_documents.js; $facet's output up to 100 MiB,
+// facet_memory_consumption.js), but one reaching the client fails with
+// BSONObjectTooLarge, as MongoDB's BSONObj::_assertInvalid does when it
+// serialises the result.
+func TestIntermediateDocumentsOverTheSizeLimit(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	big, local := db.Collection("intermediate_big"), db.Collection("intermediate_local")
+	s := strings.Repeat("x", 7<<20)
+	for i := range 3 {
+		if _, err := big.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "k", Value: 1}, {Key: "s", Value: s}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := local.InsertOne(ctx, bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	lookup := bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: big.Name()}, {Key: "localField", Value: "k"}, {Key: "foreignField", Value: "k"}, {Key: "as", Value: "r"}}}}
+	got := aggregateAll(t, local, mongo.Pipeline{lookup, {{Key: "$project", Value: bson.D{{Key: "n", Value: bson.D{{Key: "$size", Value: "$r"}}}}}}})
+	if len(got) != 1 || got[0].Lookup("n").Int32() != 3 {
+		t.Fatalf("$lookup of 21 MB then $project: %s", docsString(got))
+	}
+	_, err := aggregateResult(local, mongo.Pipeline{lookup})
+	requireCode(t, err, 10334, "BSONObjectTooLarge")
+	if msg := err.Error(); !strings.Contains(msg, "BSONObj size: ") || !strings.Contains(msg, "is invalid. Size must be between 0 and 16793600(16MB) First element: _id: 0") {
+		t.Fatalf("message: %s", msg)
+	}
+	got = aggregateAll(t, big, mongo.Pipeline{{{Key: "$facet", Value: bson.D{{Key: "a", Value: bson.A{}}}}}, {{Key: "$unwind", Value: "$a"}}, {{Key: "$project", Value: bson.D{{Key: "_id", Value: "$a._id"}}}}})
+	if len(got) != 3 {
+		t.Fatalf("$facet of 21 MB then $unwind: %s", docsString(got))
+	}
+	_, err = aggregateResult(big, mongo.Pipeline{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "all", Value: bson.D{{Key: "$push", Value: "$s"}}}}}}})
+	requireCode(t, err, 10334, "BSONObjectTooLarge")
+}
