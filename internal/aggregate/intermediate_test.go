@@ -21,7 +21,8 @@ func mustRaw(t *testing.T, v any) bson.Raw {
 // TestLookupIntermediateSize: a $lookup's matches may total more than a
 // user document's 16 MiB, up to internalLookupStageIntermediateDocumentMaxSizeBytes
 // (100 MiB), as long as what reaches the client fits
-// (lookup_large_documents.js); past it the stage fails with 4568.
+// (lookup_large_documents.js); past it the stage fails with 4568, unless
+// it unwinds them.
 func TestLookupIntermediateSize(t *testing.T) {
 	large := strings.Repeat("x", 10*1024*1024)
 	foreign := func(n int) []bson.Raw {
@@ -50,6 +51,16 @@ func TestLookupIntermediateSize(t *testing.T) {
 	c.Colls = map[string][]bson.Raw{"f": foreign(11)}
 	if _, _, err := runCase(c); mongoerr.As(err).Code != mongoerr.LookupResultTooLarge {
 		t.Fatalf("110 MB of matches: want 4568, got %v", err)
+	}
+	// A $lookup unwinding its matches (the $unwind of as right after it)
+	// builds no array of them: it has no such bound.
+	c.Pipeline = []bson.Raw{c.Pipeline[0],
+		mustRaw(t, bson.D{{Key: "$unwind", Value: "$result"}}),
+		mustRaw(t, bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: "$result._id"}}}}),
+	}
+	got, _, err = runCase(c)
+	if err != nil || len(got) != 11 {
+		t.Fatalf("110 MB of matches unwound: %d documents, %v", len(got), err)
 	}
 }
 

@@ -10,11 +10,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sorter"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // maxDocumentSize is MongoDB's largest document (16 MiB).
@@ -56,6 +58,9 @@ type lookupStage struct {
 	// foreignOpts are the options of the foreign side under
 	// _internalCollation; nil: the pipeline's.
 	foreignOpts *Options
+	// unwind is the $unwind of as that follows the stage, which it runs
+	// itself (absorbUnwind).
+	unwind *unwindStage
 }
 
 func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
@@ -286,6 +291,9 @@ func startsWithDocuments(docs []bson.Raw) bool {
 }
 
 func (s *lookupStage) run(in Source, rt *runtime) Source {
+	if s.unwind != nil {
+		return &lookupUnwindSource{in: in, s: s, rt: rt}
+	}
 	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
 		matches, err := s.lookup(doc, rt)
 		if err != nil {
@@ -297,6 +305,44 @@ func (s *lookupStage) run(in Source, rt *runtime) Source {
 
 // lookup finds the foreign documents of doc.
 func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error) {
+	src, err := s.matches(doc, rt)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	// The matches held until the output document is built are bounded by
+	// their total size, as MongoDB bounds them, and count against the
+	// process-wide budget; they cannot spill.
+	acct := sorter.NewAccount(math.MaxInt64, rt.opts.Budget)
+	defer acct.Release()
+	var out []bson.RawValue
+	var size int64
+	for {
+		d, err := src.Next()
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			return out, nil
+		}
+		// MongoDB (LookUpStage::doGetNext) refuses a match once the
+		// approximate sizes of the matches before it total more than
+		// internalLookupStageIntermediateDocumentMaxSizeBytes: the last
+		// match may take the total past it.
+		if size > maxIntermediateDocSize {
+			return nil, mongoerr.New(mongoerr.LookupResultTooLarge,
+				"Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxIntermediateDocSize)
+		}
+		size += lookupMatchSize(d)
+		if !acct.Grow(lookupMatchSize(d)) {
+			return nil, budgetExceeded("$lookup")
+		}
+		out = append(out, docValue(d))
+	}
+}
+
+// matches opens the stream of the foreign documents of doc.
+func (s *lookupStage) matches(doc bson.Raw, rt *runtime) (Source, error) {
 	var src Source
 	var err error
 	pipeline := s.pipeline
@@ -343,36 +389,66 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 	if pipeline != nil {
 		src = runStages(pipeline, src, rt.withVars(vars))
 	}
-	defer src.Close()
-	// The matches held until the output document is built are bounded by
-	// their total size, as MongoDB bounds them, and count against the
-	// process-wide budget; they cannot spill.
-	acct := sorter.NewAccount(math.MaxInt64, rt.opts.Budget)
-	defer acct.Release()
-	var out []bson.RawValue
-	var size int64
+	return src, nil
+}
+
+// lookupUnwindSource is a $lookup that unwinds its matches, as MongoDB's
+// LookUpStage::unwindResult: one document per match, the match at as (and
+// its index at includeArrayIndex), read as the foreign side yields it, so
+// that no array of the matches is built nor bounded; a document without
+// matches passes with as missing (and a null index) only under
+// preserveNullAndEmptyArrays. The results are those of the two stages run
+// one after the other.
+type lookupUnwindSource struct {
+	in  Source
+	s   *lookupStage
+	rt  *runtime
+	doc bson.Raw // the input document being unwound
+	// meta is the metadata of doc, which its outputs keep.
+	meta    docsrc.Meta
+	matches Source // doc's matches; nil between input documents
+	n       int64  // the matches of doc returned so far
+}
+
+func (u *lookupUnwindSource) Next() (bson.Raw, error) {
 	for {
-		d, err := src.Next()
+		if u.matches == nil {
+			doc, err := u.in.Next()
+			if doc == nil || err != nil {
+				return nil, err
+			}
+			if u.matches, err = u.s.matches(doc, u.rt); err != nil {
+				return nil, err
+			}
+			u.doc, u.meta, u.n = doc, docsrc.MetaOf(u.in), 0
+		}
+		d, err := u.matches.Next()
 		if err != nil {
 			return nil, err
 		}
-		if d == nil {
-			return out, nil
+		if d != nil {
+			u.n++
+			return u.s.unwind.withIndex(setPath(u.doc, u.s.as, docValue(d)), values.Int64Value(u.n-1)), nil
 		}
-		// MongoDB (LookUpStage::doGetNext) refuses a match once the
-		// approximate sizes of the matches before it total more than
-		// internalLookupStageIntermediateDocumentMaxSizeBytes: the last
-		// match may take the total past it.
-		if size > maxIntermediateDocSize {
-			return nil, mongoerr.New(mongoerr.LookupResultTooLarge,
-				"Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxIntermediateDocSize)
+		err = u.matches.Close()
+		u.matches = nil
+		if err != nil {
+			return nil, err
 		}
-		size += lookupMatchSize(d)
-		if !acct.Grow(lookupMatchSize(d)) {
-			return nil, budgetExceeded("$lookup")
+		if u.n == 0 && u.s.unwind.preserve {
+			return u.s.unwind.withIndex(setPath(u.doc, u.s.as, missing), null), nil
 		}
-		out = append(out, docValue(d))
 	}
+}
+
+// Meta is the metadata of the input document of the last output.
+func (u *lookupUnwindSource) Meta() docsrc.Meta { return u.meta }
+
+func (u *lookupUnwindSource) Close() error {
+	if u.matches != nil {
+		u.matches.Close()
+	}
+	return u.in.Close()
 }
 
 // lookupMatchSize is the memory of a held match: its document, its

@@ -207,6 +207,14 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 				srt.limit = n
 			}
 		}
+		// A $lookup runs the $unwind of its as field right after it
+		// itself, as MongoDB's optimizer has it absorb one
+		// (DocumentSourceLookUp::doOptimizeAt).
+		if u, ok := s.(*unwindStage); ok && len(out) > 0 {
+			if l, ok := out[len(out)-1].(*lookupStage); ok && l.unwind == nil && slices.Equal(l.as, u.path) {
+				l.unwind, s = u, absorbedStage{}
+			}
+		}
 		out = append(out, s)
 	}
 	if err := p.markSortKeys(docs, out); err != nil {
@@ -429,6 +437,12 @@ func stageDocs(v bson.RawValue) ([]bson.Raw, *bson.RawValue) {
 	}
 	return docs, nil
 }
+
+// absorbedStage stands in the pipeline for a stage whose work the stage
+// before it does (a $lookup's $unwind): it passes its input on.
+type absorbedStage struct{}
+
+func (absorbedStage) run(in Source, _ *runtime) Source { return in }
 
 // failingStage fails as it runs.
 type failingStage struct{ err error }
