@@ -190,7 +190,20 @@ func SpherePoints(v bson.RawValue) []s2.Point {
 func FlatDistance(pairs [][2]float64, x, y float64) (d float64, ok bool) {
 	d = math.Inf(1)
 	for _, p := range pairs {
-		d, ok = math.Min(d, math.Hypot(p[0]-x, p[1]-y)), true
+		d, ok = math.Min(d, flatDistance(x-p[0], y-p[1])), true
 	}
 	return d, ok
+}
+
+// flatDistance is the length of (a, b) as MongoDB's distance (geo/shapes.cpp)
+// computes it, to the last bit: the other coordinate's difference when one
+// is 0, else sqrt(a*a + b*b), which rounds differently from math.Hypot.
+func flatDistance(a, b float64) float64 {
+	switch {
+	case a == 0:
+		return math.Abs(b)
+	case b == 0:
+		return math.Abs(a)
+	}
+	return math.Sqrt(a*a + b*b)
 }

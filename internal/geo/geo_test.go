@@ -39,6 +39,28 @@ func TestDistances(t *testing.T) {
 	}
 }
 
+// TestFlatDistances: a 2d distance is MongoDB's (geo/shapes.cpp,
+// distance) to the last bit: $geoNear near [20, 40] puts [30, 51] at
+// 14.866068747318506 (facet_validate_metadata_dependency.js), which
+// math.Hypot rounds to ...504; along an axis it is the difference itself.
+func TestFlatDistances(t *testing.T) {
+	diff := func(a, b float64) float64 { return a - b } // in float64, not as constants
+	for _, c := range []struct {
+		pairs [][2]float64
+		x, y  float64
+		want  float64
+	}{
+		{[][2]float64{{30, 51}}, 20, 40, 14.866068747318506},
+		{[][2]float64{{25, 49}, {23, 51}}, 20, 40, 10.295630140987},
+		{[][2]float64{{0, 0.3}}, 0, 0.1, diff(0.3, 0.1)},
+		{[][2]float64{{52, 7}}, 51.9999, 7, diff(52, 51.9999)},
+	} {
+		if got, ok := FlatDistance(c.pairs, c.x, c.y); !ok || got != c.want {
+			t.Errorf("%v from (%g, %g): %v, want %v", c.pairs, c.x, c.y, got, c.want)
+		}
+	}
+}
+
 func bsonPoint(lng, lat float64) string {
 	b, _ := bson.MarshalExtJSON(bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{lng, lat}}}, false, false)
 	return string(b)
