@@ -88,7 +88,7 @@ func (s *facetStage) run(in Source, rt *runtime) Source {
 		defer outAcct.Release()
 		for i, ss := range s.pipelines {
 			src := runStages(ss, &SliceSource{Docs: docs, Metas: metas}, rt)
-			vals, err := collectFacet(src, outAcct)
+			vals, err := collectFacet(src, outAcct, rt.facetMaxOutputBytes())
 			src.Close()
 			if err != nil {
 				return nil, err
@@ -104,8 +104,9 @@ func (s *facetStage) run(in Source, rt *runtime) Source {
 // after $facet, but MongoDB (DocumentSourceFacet::doGetNext) fails with
 // 4031700 as soon as the results of all the sub-pipelines, counted as
 // they arrive, total more than internalQueryFacetMaxOutputDocSizeBytes
-// (100 MiB); acct holds the output of the sub-pipelines read before.
-func collectFacet(src Source, acct *sorter.Account) ([]bson.RawValue, error) {
+// (limit, 100 MiB by default); acct holds the output of the sub-pipelines
+// read before.
+func collectFacet(src Source, acct *sorter.Account, limit int64) ([]bson.RawValue, error) {
 	var vals []bson.RawValue
 	for {
 		d, err := src.Next()
@@ -113,8 +114,8 @@ func collectFacet(src Source, acct *sorter.Account) ([]bson.RawValue, error) {
 			return vals, err
 		}
 		n := heldDocSize(d)
-		if total := acct.Used() + n; total > maxIntermediateDocSize {
-			return nil, mongoerr.New(mongoerr.FacetOutputTooLarge, "document constructed by $facet is %d bytes, which exceeds the limit of %d bytes", total, maxIntermediateDocSize)
+		if total := acct.Used() + n; total > limit {
+			return nil, mongoerr.New(mongoerr.FacetOutputTooLarge, "document constructed by $facet is %d bytes, which exceeds the limit of %d bytes", total, limit)
 		}
 		if !acct.Grow(n) {
 			return nil, budgetExceeded("$facet")

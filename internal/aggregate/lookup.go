@@ -22,12 +22,12 @@ import (
 // maxDocumentSize is MongoDB's largest document (16 MiB).
 const maxDocumentSize = 16 * 1024 * 1024
 
-// maxIntermediateDocSize is MongoDB's bound on a document a stage builds
-// for the stages after it, which may exceed maxDocumentSize as long as
-// what reaches the client does not (100 MiB: $lookup's
+// DefaultMaxIntermediateDocBytes is MongoDB's default bound on a document
+// a stage builds for the stages after it, which may exceed maxDocumentSize
+// as long as what reaches the client does not (100 MiB: $lookup's
 // internalLookupStageIntermediateDocumentMaxSizeBytes, $facet's
 // internalQueryFacetMaxOutputDocSizeBytes).
-const maxIntermediateDocSize = 100 * 1024 * 1024
+const DefaultMaxIntermediateDocBytes = 100 * 1024 * 1024
 
 // lookupStage is $lookup: each document gets, in the array field as, the
 // documents of collection from that match it.
@@ -329,9 +329,9 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 		// approximate sizes of the matches before it total more than
 		// internalLookupStageIntermediateDocumentMaxSizeBytes: the last
 		// match may take the total past it.
-		if size > maxIntermediateDocSize {
+		if limit := rt.lookupMaxBytes(); size > limit {
 			return nil, mongoerr.New(mongoerr.LookupResultTooLarge,
-				"Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxIntermediateDocSize)
+				"Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, limit)
 		}
 		size += lookupMatchSize(d)
 		if !acct.Grow(lookupMatchSize(d)) {

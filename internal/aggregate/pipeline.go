@@ -156,6 +156,14 @@ type Options struct {
 	// before spilling instead (MongoDB's
 	// internalDocumentSourceGroupMaxMemoryBytes).
 	GroupMemoryLimit int64
+	// LookupMaxBytes, when positive, bounds the matches one $lookup
+	// collects for a document instead of DefaultMaxIntermediateDocBytes
+	// (MongoDB's internalLookupStageIntermediateDocumentMaxSizeBytes).
+	LookupMaxBytes int64
+	// FacetMaxOutputBytes, when positive, bounds a $facet's output
+	// document instead of DefaultMaxIntermediateDocBytes (MongoDB's
+	// internalQueryFacetMaxOutputDocSizeBytes).
+	FacetMaxOutputBytes int64
 	// MaxDensifyDocs, when positive, is the most documents a $densify may
 	// generate instead of DefaultMaxDensifyDocs (MongoDB's
 	// internalQueryMaxAllowedDensifyDocs).
@@ -256,6 +264,16 @@ func (rt *runtime) sortMemoryLimit() int64 {
 // groupMemoryLimit is what one $group may hold before it spills.
 func (rt *runtime) groupMemoryLimit() int64 {
 	return orDefault(rt.opts.GroupMemoryLimit, rt.memoryLimit())
+}
+
+// lookupMaxBytes bounds the matches one $lookup collects for a document.
+func (rt *runtime) lookupMaxBytes() int64 {
+	return orDefault(rt.opts.LookupMaxBytes, DefaultMaxIntermediateDocBytes)
+}
+
+// facetMaxOutputBytes bounds a $facet's output document.
+func (rt *runtime) facetMaxOutputBytes() int64 {
+	return orDefault(rt.opts.FacetMaxOutputBytes, DefaultMaxIntermediateDocBytes)
 }
 
 // windowMemoryLimit is what one $setWindowFields may hold: its partition

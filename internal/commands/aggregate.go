@@ -148,7 +148,8 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 			return ts, true, err
 		},
 		maxDensifyDocs: a.opts.MaxDensifyDocs, maxPushBytes: a.opts.MaxPushBytes, maxAddToSetBytes: a.opts.MaxAddToSetBytes,
-		maxTopNBytes: a.opts.MaxTopNBytes, maxWindowBytes: a.opts.WindowMemoryLimit, maxGroupBytes: a.opts.GroupMemoryLimit}
+		maxTopNBytes: a.opts.MaxTopNBytes, maxWindowBytes: a.opts.WindowMemoryLimit, maxGroupBytes: a.opts.GroupMemoryLimit,
+		maxLookupBytes: a.opts.LookupMaxBytes, maxFacetBytes: a.opts.FacetMaxOutputBytes}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -380,11 +381,13 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 	db, txn := r.DB, r.Txn
 	maxDensify, maxPush, maxAddToSet, maxTopN := s.maxDensifyDocs(), s.maxPushBytes(), s.maxAddToSetBytes(), s.maxTopNBytes()
 	maxWindow, maxGroup := s.maxWindowBytes(), s.maxGroupBytes()
+	maxLookup, maxFacet := s.maxLookupBytes(), s.maxFacetBytes()
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx,
 		Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify,
-			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow, maxGroupBytes: maxGroup},
+			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow, maxGroupBytes: maxGroup,
+			maxLookupBytes: maxLookup, maxFacetBytes: maxFacet},
 		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet,
-		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow, GroupMemoryLimit: maxGroup}}
+		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow, GroupMemoryLimit: maxGroup, LookupMaxBytes: maxLookup, FacetMaxOutputBytes: maxFacet}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -479,6 +482,10 @@ type engineEnv struct {
 	maxWindowBytes int64
 	// maxGroupBytes is internalDocumentSourceGroupMaxMemoryBytes, likewise.
 	maxGroupBytes int64
+	// maxLookupBytes and maxFacetBytes are
+	// internalLookupStageIntermediateDocumentMaxSizeBytes and
+	// internalQueryFacetMaxOutputDocSizeBytes, likewise.
+	maxLookupBytes, maxFacetBytes int64
 }
 
 // Find reads the documents of db.coll matching filter; a view's are its
@@ -531,7 +538,7 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 	}
 	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit(),
 		MaxDensifyDocs: env.maxDensifyDocs, MaxPushBytes: env.maxPushBytes, MaxAddToSetBytes: env.maxAddToSetBytes, MaxTopNBytes: env.maxTopNBytes,
-		WindowMemoryLimit: env.maxWindowBytes, GroupMemoryLimit: env.maxGroupBytes})
+		WindowMemoryLimit: env.maxWindowBytes, GroupMemoryLimit: env.maxGroupBytes, LookupMaxBytes: env.maxLookupBytes, FacetMaxOutputBytes: env.maxFacetBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sorter"
 	"github.com/folio-db/folio/internal/values"
+	"github.com/folio-db/folio/internal/wire"
 )
 
 func init() {
@@ -179,6 +180,16 @@ func (s *Service) maxGroupBytes() int64 {
 	return aggregate.DefaultMemoryLimit + s.groupBytesOffset.Load()
 }
 
+// maxLookupBytes is internalLookupStageIntermediateDocumentMaxSizeBytes.
+func (s *Service) maxLookupBytes() int64 {
+	return aggregate.DefaultMaxIntermediateDocBytes + s.lookupBytesOffset.Load()
+}
+
+// maxFacetBytes is internalQueryFacetMaxOutputDocSizeBytes.
+func (s *Service) maxFacetBytes() int64 {
+	return aggregate.DefaultMaxIntermediateDocBytes + s.facetBytesOffset.Load()
+}
+
 // serverParameters are the parameters getParameter reports and
 // setParameter changes; each one is a setting Folio honours.
 var serverParameters = map[string]serverParameter{
@@ -235,6 +246,19 @@ var serverParameters = map[string]serverParameter{
 	"internalDocumentSourceGroupMaxMemoryBytes": {
 		get: func(s *Service) any { return s.maxGroupBytes() },
 		set: func(s *Service, n int64) { s.groupBytesOffset.Store(n - aggregate.DefaultMemoryLimit) },
+		min: 1, max: math.MaxInt64,
+	},
+	// What one $lookup's matches for a document may total (4568 beyond);
+	// a long, at least the largest BSON object MongoDB builds.
+	"internalLookupStageIntermediateDocumentMaxSizeBytes": {
+		get: func(s *Service) any { return s.maxLookupBytes() },
+		set: func(s *Service, n int64) { s.lookupBytesOffset.Store(n - aggregate.DefaultMaxIntermediateDocBytes) },
+		min: wire.MaxBSONInternalSize, max: math.MaxInt64,
+	},
+	// What one $facet's output may total (4031700 beyond); a long.
+	"internalQueryFacetMaxOutputDocSizeBytes": {
+		get: func(s *Service) any { return s.maxFacetBytes() },
+		set: func(s *Service, n int64) { s.facetBytesOffset.Store(n - aggregate.DefaultMaxIntermediateDocBytes) },
 		min: 1, max: math.MaxInt64,
 	},
 	// The multi-planner's trial (plan_trial.go): each candidate works at

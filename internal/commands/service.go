@@ -112,6 +112,11 @@ type Service struct {
 	// groupBytesOffset is internalDocumentSourceGroupMaxMemoryBytes less
 	// aggregate.DefaultMemoryLimit, likewise.
 	groupBytesOffset atomic.Int64
+	// lookupBytesOffset and facetBytesOffset are
+	// internalLookupStageIntermediateDocumentMaxSizeBytes and
+	// internalQueryFacetMaxOutputDocSizeBytes less
+	// aggregate.DefaultMaxIntermediateDocBytes, likewise.
+	lookupBytesOffset, facetBytesOffset atomic.Int64
 	// snapshotWindowOffset is minSnapshotHistoryWindowInSeconds less its
 	// default, so that the zero Service has MongoDB's default.
 	snapshotWindowOffset atomic.Int64

@@ -384,3 +384,63 @@ func TestIntermediateDocumentsOverTheSizeLimit(t *testing.T) {
 	_, err = aggregateResult(big, mongo.Pipeline{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "all", Value: bson.D{{Key: "$push", Value: "$s"}}}}}}})
 	requireCode(t, err, 10334, "BSONObjectTooLarge")
 }
+
+// TestIntermediateSizeParameters: internalLookupStageIntermediateDocumentMaxSizeBytes
+// (a long, at least 16793600) and internalQueryFacetMaxOutputDocSizeBytes
+// (a long above 0), both 100 MiB by default, bound a $lookup's matches
+// (4568) and a $facet's output (4031700), as query_knobs.idl declares them.
+func TestIntermediateSizeParameters(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	const lookupName, facetName = "internalLookupStageIntermediateDocumentMaxSizeBytes", "internalQueryFacetMaxOutputDocSizeBytes"
+	for _, name := range []string{lookupName, facetName} {
+		var got bson.Raw
+		if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := got.Lookup(name).Int64OK(); !ok || v != 100<<20 {
+			t.Fatalf("%s default: %v", name, got)
+		}
+		defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: int64(100 << 20)}})
+	}
+	err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: lookupName, Value: 16793599}}).Err()
+	requireError(t, err, 2, "BadValue", "Invalid value for parameter "+lookupName+": 16793599 is not greater than or equal to 16793600")
+	err = admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: facetName, Value: 0}}).Err()
+	requireCode(t, err, 2, "BadValue")
+
+	db := client.Database(testDB)
+	big, local := db.Collection("intermediate_params_big"), db.Collection("intermediate_params_local")
+	s := strings.Repeat("x", 7<<20)
+	for i := range 4 {
+		if _, err := big.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "k", Value: 1}, {Key: "s", Value: s}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := local.InsertOne(ctx, bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	lookup := mongo.Pipeline{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: big.Name()}, {Key: "localField", Value: "k"}, {Key: "foreignField", Value: "k"}, {Key: "as", Value: "r"}}}},
+		{{Key: "$project", Value: bson.D{{Key: "n", Value: bson.D{{Key: "$size", Value: "$r"}}}}}}}
+	if got := aggregateAll(t, local, lookup); len(got) != 1 || got[0].Lookup("n").Int32() != 4 {
+		t.Fatalf("28 MB of matches under the default: %s", docsString(got))
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: lookupName, Value: 16793600}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = aggregateResult(local, lookup)
+	requireCode(t, err, 4568, "Location4568")
+	if !strings.Contains(err.Error(), "matching pipeline's $lookup stage exceeds 16793600 bytes") {
+		t.Fatalf("message: %v", err)
+	}
+
+	facet := mongo.Pipeline{{{Key: "$facet", Value: bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "k", Value: 1}}}}}}}}}}
+	if got := aggregateAll(t, big, facet); len(got) != 1 {
+		t.Fatalf("$facet under the default: %s", docsString(got))
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: facetName, Value: 50}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = aggregateResult(big, facet)
+	requireCode(t, err, 4031700, "Location4031700")
+}
