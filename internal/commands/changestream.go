@@ -192,11 +192,13 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 
 // changeStreamScope is what a stream opened by aggregate on db.coll (coll
 // empty: aggregate: 1) watches, and the collection its cursor's namespace
-// names, with MongoDB's refusals.
+// names, with MongoDB's refusals: allChangesForCluster outside {aggregate:
+// 1} on admin is InvalidOptions, as assertIsLegalSpecification checks it
+// first; an internal database or system collection is InvalidNamespace.
 func changeStreamScope(db, coll string, spec changestream.Spec) (changestream.Scope, string, error) {
 	if spec.AllChangesForCluster {
 		if db != "admin" || coll != "" {
-			return changestream.Scope{}, "", mongoerr.New(mongoerr.InvalidNamespace, "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name; found %s", namespaceName(db, coll))
+			return changestream.Scope{}, "", mongoerr.New(mongoerr.InvalidOptions, "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name; found %s", namespaceName(db, coll))
 		}
 		return changestream.Scope{}, "$cmd.aggregate", nil
 	}
