@@ -10,6 +10,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // Scope is what a stream watches: one collection (DB and Coll), one
@@ -337,7 +338,7 @@ func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.R
 	}
 	if kind != "insert" && b.s.Spec.FullDocumentBeforeChange != "off" {
 		if b.pre == nil && b.s.Spec.FullDocumentBeforeChange == "required" {
-			return nil, imageNotFound("pre", d)
+			return nil, b.imageNotFound("pre", kind, db, coll)
 		}
 		d.b = appendDocOrNull(d.b, "fullDocumentBeforeChange", b.pre)
 	}
@@ -356,7 +357,7 @@ func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.R
 					return nil, err
 				}
 			} else if b.s.Spec.FullDocument == "required" {
-				return nil, imageNotFound("post", d)
+				return nil, b.imageNotFound("post", kind, db, coll)
 			}
 		default:
 			return d.done(), nil
@@ -376,9 +377,23 @@ func appendDocOrNull(dst []byte, name string, doc bson.Raw) []byte {
 
 // imageNotFound is the error of a stream that requires a pre- or
 // post-image the oplog does not hold (the collection did not record
-// pre-images when the change was made).
-func imageNotFound(which string, d doc) error {
-	return mongoerr.New(mongoerr.NoMatchingDocument, "Change stream was configured to require a %s-image for all update, delete and replace events, but the %s-image was not found for event: %s", which, which, d.done())
+// pre-images when the change was made). As MongoDB's
+// makePreImageNotFoundErrorMsg, it names the event by its operationType,
+// ns, clusterTime and a transaction's txnNumber, printed as
+// Document::toString; a post-image is required of update events only.
+func (b eventBuilder) imageNotFound(which, kind, db, coll string) error {
+	d := bsoncore.NewDocumentBuilder().
+		AppendString("operationType", kind).
+		AppendDocument("ns", nsDoc(db, coll)).
+		AppendTimestamp("clusterTime", uint32(b.stamp>>32), uint32(b.stamp))
+	if b.txn && b.e.HasTxn && b.e.LSID != nil {
+		d.AppendInt64("txnNumber", b.e.TxnNumber)
+	}
+	event := values.ValueString(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: d.Build()})
+	if which == "pre" {
+		return mongoerr.New(mongoerr.NoMatchingDocument, "Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event: %s", event)
+	}
+	return mongoerr.New(mongoerr.NoMatchingDocument, "Change stream was configured to require a post-image for all update events, but the post-image was not found for event: %s", event)
 }
 
 // command builds a drop, rename, dropDatabase or create event.

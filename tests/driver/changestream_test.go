@@ -1067,7 +1067,9 @@ func TestChangeStreamPreAndPostImages(t *testing.T) {
 	}
 
 	// A collection without pre-images: whenAvailable gives null, required
-	// fails.
+	// fails at the first event it lacks one for, naming that event by
+	// operationType, ns and clusterTime (makePreImageNotFoundErrorMsg); a
+	// post-image is required of updates alone.
 	plain := db.Collection("noimages")
 	soft, err := plain.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetFullDocumentBeforeChange(options.WhenAvailable))
 	if err != nil {
@@ -1079,23 +1081,42 @@ func TestChangeStreamPreAndPostImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hard.Close(ctx)
+	hardPost, err := plain.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetFullDocument(options.Required))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hardPost.Close(ctx)
 	if _, err := plain.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 1}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := plain.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	nextEvent(t, soft)
-	if ev := nextEvent(t, soft); ev.Lookup("fullDocumentBeforeChange").Type != bson.TypeNull {
-		t.Errorf("whenAvailable without a pre-image: %s", ev)
+	softUpdate := nextEvent(t, soft)
+	if ev := nextEvent(t, soft); softUpdate.Lookup("fullDocumentBeforeChange").Type != bson.TypeNull || ev.Lookup("fullDocumentBeforeChange").Type != bson.TypeNull {
+		t.Errorf("whenAvailable without a pre-image: %s %s", softUpdate, ev)
 	}
-	nextEvent(t, hard)
-	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if hard.Next(tctx) {
-		t.Fatalf("required without a pre-image gave %s", hard.Current)
+	secs, inc := softUpdate.Lookup("clusterTime").Timestamp()
+	event := fmt.Sprintf(`{operationType: "update", ns: {db: "%s", coll: "noimages"}, clusterTime: Timestamp(%d, %d)}`, testDB, secs, inc)
+	for _, tc := range []struct {
+		cs  *mongo.ChangeStream
+		msg string
+	}{
+		{hard, "Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event: " + event},
+		{hardPost, "Change stream was configured to require a post-image for all update events, but the post-image was not found for event: " + event},
+	} {
+		nextEvent(t, tc.cs)
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if tc.cs.Next(tctx) {
+			t.Fatalf("required without an image gave %s", tc.cs.Current)
+		}
+		cancel()
+		requireError(t, tc.cs.Err(), 47, "NoMatchingDocument", "Executor error during getMore :: caused by :: "+tc.msg)
 	}
-	requireCode(t, hard.Err(), 47, "NoMatchingDocument")
 
 	// collMod turns it on and off; a transaction's pre-images are kept too.
 	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "noimages"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}}}).Err(); err != nil {
