@@ -323,9 +323,43 @@ func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.R
 			kind, diff = "update", e.O.Lookup("diff").Document()
 		}
 	}
+	// MongoDB's transform reserves fullDocument's place after wallTime in
+	// every event; the post-image stage fills it in an update's, so it
+	// comes before ns, and the pre-image stage appends
+	// fullDocumentBeforeChange at the end. The pre-image stage runs first:
+	// a missing required pre-image fails before the post-image is sought.
+	pre := kind != "insert" && b.s.Spec.FullDocumentBeforeChange != "off"
+	if pre && b.pre == nil && b.s.Spec.FullDocumentBeforeChange == "required" {
+		return nil, b.imageNotFound("pre", kind, db, coll)
+	}
+	var full bson.Raw
+	post := false
+	if kind == "update" {
+		switch b.s.Spec.FullDocument {
+		case "updateLookup":
+			var err error
+			if full, err = b.s.Lookup(db, coll, e.UUID, key); err != nil {
+				return nil, err
+			}
+			post = true
+		case "whenAvailable", "required":
+			if b.pre != nil {
+				var err error
+				if full, err = oplog.ApplyDiff(b.pre, diff); err != nil {
+					return nil, err
+				}
+			} else if b.s.Spec.FullDocument == "required" {
+				return nil, b.imageNotFound("post", kind, db, coll)
+			}
+			post = true
+		}
+	}
 	d := b.head(tok, kind, true)
-	if kind == "insert" || kind == "replace" {
+	switch {
+	case kind == "insert" || kind == "replace":
 		d.b = bsoncore.AppendDocumentElement(d.b, "fullDocument", e.O)
+	case post:
+		d.b = appendDocOrNull(d.b, "fullDocument", full)
 	}
 	d.b = bsoncore.AppendDocumentElement(d.b, "ns", nsDoc(db, coll))
 	d.b = bsoncore.AppendDocumentElement(d.b, "documentKey", key)
@@ -336,33 +370,8 @@ func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.R
 			d.b = appendUpdateDescription(d.b, diff, b.s.Spec.ShowExpandedEvents)
 		}
 	}
-	if kind != "insert" && b.s.Spec.FullDocumentBeforeChange != "off" {
-		if b.pre == nil && b.s.Spec.FullDocumentBeforeChange == "required" {
-			return nil, b.imageNotFound("pre", kind, db, coll)
-		}
+	if pre {
 		d.b = appendDocOrNull(d.b, "fullDocumentBeforeChange", b.pre)
-	}
-	if kind == "update" {
-		var full bson.Raw
-		switch b.s.Spec.FullDocument {
-		case "updateLookup":
-			var err error
-			if full, err = b.s.Lookup(db, coll, e.UUID, key); err != nil {
-				return nil, err
-			}
-		case "whenAvailable", "required":
-			if b.pre != nil {
-				var err error
-				if full, err = oplog.ApplyDiff(b.pre, diff); err != nil {
-					return nil, err
-				}
-			} else if b.s.Spec.FullDocument == "required" {
-				return nil, b.imageNotFound("post", kind, db, coll)
-			}
-		default:
-			return d.done(), nil
-		}
-		d.b = appendDocOrNull(d.b, "fullDocument", full)
 	}
 	return d.done(), nil
 }

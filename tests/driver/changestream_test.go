@@ -1037,6 +1037,11 @@ func TestChangeStreamPreAndPostImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close(ctx)
+	lookup, err := coll.Watch(ctx, mongo.Pipeline{bson.D{{Key: "$match", Value: bson.D{{Key: "operationType", Value: "update"}}}}}, options.ChangeStream().SetFullDocument(options.UpdateLookup))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lookup.Close(ctx)
 	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: 1}, {Key: "s", Value: bson.D{{Key: "x", Value: 1}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -1056,6 +1061,14 @@ func TestChangeStreamPreAndPostImages(t *testing.T) {
 	}
 	if got := upd.Lookup("fullDocument").String(); got != `{"_id": {"$numberInt":"1"},"n": {"$numberInt":"2"},"s": {"x": {"$numberInt":"1"},"y": {"$numberInt":"2"}}}` {
 		t.Errorf("update post-image %s", got)
+	}
+	// The post-image fills the place MongoDB's transform reserves for
+	// fullDocument after wallTime; the pre-image comes last.
+	if got := strings.Join(keysOf(t, upd), ","); got != "_id,operationType,clusterTime,wallTime,fullDocument,ns,documentKey,updateDescription,fullDocumentBeforeChange" {
+		t.Errorf("update event fields %s", got)
+	}
+	if got := strings.Join(keysOf(t, nextEvent(t, lookup)), ","); got != "_id,operationType,clusterTime,wallTime,fullDocument,ns,documentKey,updateDescription" {
+		t.Errorf("updateLookup event fields %s", got)
 	}
 	rep := nextEvent(t, cs)
 	if got := rep.Lookup("fullDocumentBeforeChange", "n").Int32(); got != 2 {
