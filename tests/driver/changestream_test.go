@@ -1160,6 +1160,40 @@ func TestChangeStreamPreAndPostImages(t *testing.T) {
 	}
 }
 
+// TestPreAndPostImagesInternalDatabases: changeStreamPreAndPostImages
+// cannot be enabled on a collection of admin, local or config, by create
+// or collMod (InvalidOptions, as MongoDB's
+// validateChangeStreamPreAndPostImagesOptionIsPermitted); disabling it
+// there is allowed (change_stream_pre_and_post_images collection options
+// jstest).
+func TestPreAndPostImagesInternalDatabases(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	on := bson.D{{Key: "enabled", Value: true}}
+	off := bson.D{{Key: "enabled", Value: false}}
+	for _, name := range []string{"local", "admin", "config"} {
+		db := client.Database(name)
+		msg := "changeStreamPreAndPostImages collection option is not supported on the " + name + " database"
+		err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "images"}, {Key: "changeStreamPreAndPostImages", Value: on}}).Err()
+		requireError(t, err, 72, "InvalidOptions", msg)
+		if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "images"}, {Key: "changeStreamPreAndPostImages", Value: off}}).Err(); err != nil {
+			t.Fatalf("%s: create with images disabled: %v", name, err)
+		}
+		err = db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "images"}, {Key: "changeStreamPreAndPostImages", Value: on}}).Err()
+		requireError(t, err, 72, "InvalidOptions", msg)
+		if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "images"}, {Key: "changeStreamPreAndPostImages", Value: off}}).Err(); err != nil {
+			t.Fatalf("%s: collMod disabling images: %v", name, err)
+		}
+		specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "images"}})
+		if err != nil || len(specs) != 1 || specs[0].Options.Lookup("changeStreamPreAndPostImages").Type != 0 {
+			t.Fatalf("%s: listCollections %v %v", name, specs, err)
+		}
+		if err := db.Collection("images").Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestChangeStreamReplaysToState: concurrent clients make random inserts,
 // updates, replacements, deletes and transactions; replaying the stream's
 // events (the post-image of each update) onto an empty collection gives
