@@ -67,13 +67,30 @@ type Stream struct {
 	// Invalidated is set once the stream emitted its invalidate event:
 	// it emits nothing more.
 	Invalidated bool
+	// met is set once the stream met the event of After, when After is
+	// an event's token (resumeAfter, startAfter).
+	met bool
 }
 
-// after reports whether the event of tok is emitted: it follows the
-// resume point, or a fragment of it is the resume point.
-func (s *Stream) after(tok Token) bool {
+// after reports whether the event of tok, one of the stream's, is
+// emitted: it follows the resume point, or a fragment of it is the resume
+// point. A stream resumed after an event must meet that event among its
+// own before any later one, as MongoDB's
+// DocumentSourceChangeStreamEnsureResumeTokenPresent requires: the token
+// of another collection's event, or of an event this stream does not
+// show, fails it with ChangeStreamFatalError at its first later event.
+func (s *Stream) after(tok Token) (bool, error) {
 	c := tok.Compare(s.After)
-	return c > 0 || c == 0 && s.After.Split
+	switch {
+	case c < 0:
+		return false, nil
+	case c == 0:
+		s.met = true
+		return s.After.Split, nil
+	case s.After.Event && !s.met:
+		return false, mongoerr.New(mongoerr.ChangeStreamFatalError, "cannot resume stream; the resume token was not found. {_data: %q}", tok.Data())
+	}
+	return true, nil
 }
 
 // Events calls emit with each event of the entry committed at stamp (as
@@ -119,8 +136,8 @@ func (s *Stream) event(stamp uint64, opIndex uint32, e oplog.Read, pre bson.Raw,
 			key = e.O
 		}
 		tok.DocKey = key
-		if !s.after(tok) {
-			return nil
+		if ok, err := s.after(tok); !ok {
+			return err
 		}
 		doc, err := b.document(tok, db, coll, key)
 		if err != nil {
@@ -183,7 +200,11 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 		// target (MongoDB's "o.to" namespace filter)
 		return nil
 	}
-	if s.after(tok) {
+	ok, err := s.after(tok)
+	if err != nil {
+		return err
+	}
+	if ok {
 		if err := emit(tok, b.command(tok, kind, db, coll, to)); err != nil {
 			return err
 		}
@@ -193,8 +214,8 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 	}
 	inv := tok
 	inv.FromInvalidate = true
-	if !s.after(inv) {
-		return nil
+	if ok, err := s.after(inv); !ok {
+		return err
 	}
 	s.Invalidated = true
 	return emit(inv, b.head(inv, "invalidate", false).done())
@@ -232,8 +253,8 @@ func (s *Stream) viewEvent(b eventBuilder, tok Token, db string, emit func(Token
 		return nil
 	}
 	tok.DocKey = key
-	if !s.after(tok) {
-		return nil
+	if ok, err := s.after(tok); !ok {
+		return err
 	}
 	d := b.head(tok, kind, false)
 	d.b = bsoncore.AppendDocumentElement(d.b, "ns", nsDoc(db, view))

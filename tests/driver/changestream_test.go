@@ -207,6 +207,80 @@ func TestChangeStreamResumeFromEveryToken(t *testing.T) {
 	rs.Close(ctx)
 }
 
+// TestChangeStreamResumeTokenNotMet: a stream resumed after an event must
+// meet that event among its own before any later one, as MongoDB's
+// DocumentSourceChangeStreamEnsureResumeTokenPresent: the token of another
+// collection's event, or of an event the stream does not show (a create
+// without showExpandedEvents), fails it with ChangeStreamFatalError at its
+// first later event, naming that event's token. A database stream's token
+// of an event of the collection resumes the collection's stream.
+func TestChangeStreamResumeTokenNotMet(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "other"); err != nil {
+		t.Fatal(err)
+	}
+	dbStream, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbStream.Close(ctx)
+	if err := db.CreateCollection(ctx, "mine"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"other", "mine"} {
+		if _, err := db.Collection(name).InsertOne(ctx, bson.D{{Key: "_id", Value: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create, otherInsert, mineInsert := nextEvent(t, dbStream), nextEvent(t, dbStream), nextEvent(t, dbStream)
+	if _, err := db.Collection("mine").InsertOne(ctx, bson.D{{Key: "_id", Value: "later"}}); err != nil {
+		t.Fatal(err)
+	}
+	mine := db.Collection("mine")
+	for _, tc := range []struct {
+		name string
+		tok  bson.Raw
+		next bson.Raw // the first event after the token the stream shows
+	}{
+		{"another collection's event", otherInsert, mineInsert},
+		{"a create without showExpandedEvents", create, mineInsert},
+	} {
+		for _, start := range []string{"resumeAfter", "startAfter"} {
+			opts := options.ChangeStream()
+			if start == "resumeAfter" {
+				opts.SetResumeAfter(tc.tok.Lookup("_id").Document())
+			} else {
+				opts.SetStartAfter(tc.tok.Lookup("_id").Document())
+			}
+			cs, err := mine.Watch(ctx, mongo.Pipeline{}, opts)
+			if err == nil {
+				tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				if cs.Next(tctx) {
+					t.Fatalf("%s, %s: got %s", tc.name, start, cs.Current)
+				}
+				cancel()
+				err = cs.Err()
+				cs.Close(ctx)
+			}
+			want := fmt.Sprintf("cannot resume stream; the resume token was not found. {_data: %q}", tc.next.Lookup("_id", "_data").StringValue())
+			var ce mongo.CommandError
+			if !errors.As(err, &ce) || ce.Code != 280 || !strings.HasSuffix(ce.Message, want) || !ce.HasErrorLabel("NonResumableChangeStreamError") {
+				t.Fatalf("%s, %s: got %v, want 280 %q", tc.name, start, err, want)
+			}
+		}
+	}
+	cs, err := mine.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(mineInsert.Lookup("_id").Document()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	if got := nextEvent(t, cs); got.Lookup("documentKey", "_id").StringValue() != "later" {
+		t.Fatalf("resumed after the database stream's event: got %s", got)
+	}
+}
+
 // TestChangeStreamTransactions: a committed transaction's writes appear in
 // commit order with its lsid and txnNumber; an aborted transaction's and a
 // failed write's never do.
