@@ -30,6 +30,13 @@ var changeStreamStages = map[string]bool{
 // takes.
 const changeStreamReadBatch = 256
 
+// errExplainChangeStream refuses to explain a change stream, asked by the
+// aggregate's explain option or by the explain command: Folio does not
+// describe a stream's stages (MongoDB 7.0 does).
+func errExplainChangeStream() error {
+	return mongoerr.New(mongoerr.NotImplemented, "explain of a $changeStream pipeline is not supported by Folio")
+}
+
 // changeStream runs an aggregate whose pipeline starts with $changeStream:
 // a tailable, awaitData cursor over the events of the oplog after the
 // stream's start, through the rest of the pipeline. Every batch carries
@@ -37,7 +44,7 @@ const changeStreamReadBatch = 256
 // closes the cursor.
 func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.Raw, error) {
 	if a.explain {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "explain of a $changeStream pipeline is not supported by Folio")
+		return nil, errExplainChangeStream()
 	}
 	if r.Txn != nil {
 		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Operation not permitted in transaction :: caused by :: $changeStream cannot run in a multi-document transaction")

@@ -81,7 +81,11 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 			if err = s.checkAggregateUUID(r, &c, a); err == nil {
 				err = s.onView(r, a)
 			}
-			if err == nil {
+			switch {
+			case err != nil:
+			case len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream":
+				err = errExplainChangeStream()
+			default:
 				out, err = explainAggregate(s, r, a, v)
 			}
 		}

@@ -536,9 +536,16 @@ func TestChangeStreamRefusals(t *testing.T) {
 	}
 	hinted := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: cs(bson.D{})}, {Key: "cursor", Value: bson.D{}}, {Key: "hint", Value: "_id_"}}).Err()
 	requireCode(t, hinted, 238, "NotImplemented")
+	// Folio does not explain a stream, whether the aggregate's explain
+	// option or the explain command asks it.
+	explainMsg := "explain of a $changeStream pipeline is not supported by Folio"
+	err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: cs(bson.D{})}, {Key: "explain", Value: true}}).Err()
+	requireError(t, err, 238, "NotImplemented", explainMsg)
+	err = client.Database(testDB).RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: cs(bson.D{})}, {Key: "cursor", Value: bson.D{}}}}}).Err()
+	requireError(t, err, 238, "NotImplemented", explainMsg)
 	// A standalone server has no change streams.
 	standalone := connect(t, startInstance(t, defaultConfig()))
-	_, err := standalone.Database(testDB).Collection("c").Watch(ctx, mongo.Pipeline{})
+	_, err = standalone.Database(testDB).Collection("c").Watch(ctx, mongo.Pipeline{})
 	if got := serverCode(err); got != 40573 {
 		t.Errorf("standalone: code %d (%v), want 40573", got, err)
 	}
