@@ -246,6 +246,11 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 			fb = regexBounds(n.Value, f.Desc)
 		case query.KindType:
 			fb = typeBounds(n.Types(), f.Desc)
+		case query.KindMod:
+			// Only a number has a remainder: MongoDB's
+			// IndexBoundsBuilder::translate bounds MOD by the numeric
+			// class, [nan.0, inf.0], and the filter judges each key.
+			fb = typeBounds([]bson.Type{bson.TypeDouble}, f.Desc)
 		case query.KindElemMatchValue:
 			fb = elemMatchValueBounds(n, f, coll)
 			if fb.point {
