@@ -52,9 +52,11 @@ func regexBounds(re bson.RawValue, desc bool) fieldBounds {
 // start of the subject (^, or \A) and hold no alternation anywhere; with
 // the m option only \A anchors it (^ also matches after a newline); the i
 // option, or any but m, s, x and u, gives no prefix. The prefix runs up to
-// the first metacharacter; a quantifier that allows zero repetitions (*, ?,
-// {) drops the character before it. With x, whitespace is skipped and #
-// ends the pattern. ok is false when there is no non-empty prefix.
+// the first metacharacter or escaped letter or digit; a quantifier that
+// allows zero repetitions (*, ?, {) drops the character before it. Text
+// between \Q and \E, and any other escaped character (a non-ASCII one
+// too), stands for itself. With x, whitespace is skipped and # ends the
+// pattern. ok is false when there is no non-empty prefix.
 func regexPrefix(pattern, opts string) (prefix string, ok bool) {
 	var multilineOK bool
 	switch {
@@ -99,11 +101,25 @@ scan:
 				break scan
 			}
 			n := pattern[i+1]
-			if n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z' || n >= '0' && n <= '9' || n >= utf8.RuneSelf {
+			switch {
+			case n == 'Q':
+				// \Q...\E (or to the end) is literal text.
+				quoted := pattern[i+2:]
+				end := strings.Index(quoted, `\E`)
+				if end < 0 {
+					end = len(quoted)
+				}
+				b.WriteString(quoted[:end])
+				i += 1 + end + 2
+			case n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z' || n >= '0' && n <= '9':
 				break scan
+			default:
+				// Any other escaped character, a multibyte one included,
+				// stands for itself.
+				_, size := utf8.DecodeRuneInString(pattern[i+1:])
+				b.WriteString(pattern[i+1 : i+1+size])
+				i += size
 			}
-			b.WriteByte(n)
-			i++
 		case strings.IndexByte("^$.[()+", c) >= 0:
 			break scan
 		case extended && c == '#':

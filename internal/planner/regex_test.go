@@ -31,6 +31,15 @@ func TestRegexPrefix(t *testing.T) {
 		{`^a b *`, `x`, "a"},
 		{`^aé*`, ``, "a"},
 		{`^`, ``, ""},
+		{`^\Qblah\E`, ``, "blah"},
+		{`^\Q[\Ewi\Qth]some?s\Eym`, ``, "[with]some?sym"},
+		{`^\Qa.b`, ``, "a.b"},
+		{`^\Qab\E*`, ``, "a"},
+		{`^\Qa\bc\E`, ``, `a\bc`},
+		{`^\é`, ``, "é"},
+		{`^\éa.`, ``, "éa"},
+		{`^\/`, ``, "/"},
+		{`^\E`, ``, ""},
 	}
 	for _, tc := range tests {
 		got, ok := regexPrefix(tc.pattern, tc.opts)
