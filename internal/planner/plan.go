@@ -426,8 +426,9 @@ func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
 }
 
 // constraintLeaves are the conditions every match satisfies: the top-level
-// conjuncts, and the conditions inside $elemMatch on documents, with their
-// paths made absolute.
+// conjuncts (the clause of an $or of one clause among them, which
+// MongoDB's optimizer puts in the $or's place), and the conditions inside
+// $elemMatch on documents, with their paths made absolute.
 func constraintLeaves(root *query.Node) []*query.Node {
 	return appendConstraintLeaves(nil, root, "")
 }
@@ -440,19 +441,42 @@ func appendConstraintLeaves(out []*query.Node, n *query.Node, prefix string) []*
 		for _, ch := range n.Children {
 			out = appendConstraintLeaves(out, ch, prefix)
 		}
+	case query.KindOr:
+		if len(n.Children) != 1 || holdsSearch(n) {
+			out = appendLeaf(out, n, prefix)
+			break
+		}
+		out = appendConstraintLeaves(out, n.Children[0], prefix)
 	case query.KindElemMatchObject:
 		for _, ch := range n.Children {
 			out = appendConstraintLeaves(out, ch, joinPath(prefix, n.Path))
 		}
 	default:
-		if prefix != "" {
-			cp := *n
-			cp.Path = joinPath(prefix, n.Path)
-			n = &cp
-		}
-		out = append(out, n)
+		out = appendLeaf(out, n, prefix)
 	}
 	return out
+}
+
+// holdsSearch reports whether n holds a $text or geo clause, which the
+// engine plans from where it lies in the filter (an $or of one clause
+// holding one stays an $or for them).
+func holdsSearch(n *query.Node) bool {
+	found := false
+	query.Walk(n, func(c *query.Node) bool {
+		found = found || c.Kind == query.KindText || c.Kind == query.KindGeo
+		return !found
+	})
+	return found
+}
+
+// appendLeaf appends leaf n, its path made absolute under prefix.
+func appendLeaf(out []*query.Node, n *query.Node, prefix string) []*query.Node {
+	if prefix != "" {
+		cp := *n
+		cp.Path = joinPath(prefix, n.Path)
+		n = &cp
+	}
+	return append(out, n)
 }
 
 func joinPath(a, b string) string {
