@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -288,4 +289,81 @@ func TestKeysExaminedAcrossIntervals(t *testing.T) {
 		// next age's 9, then the key below age 25, where it is done
 		{"r", `{"age": {"$gte": 25, "$lte": 30}, "rating": {"$in": [0, 8]}}`, ar, `{"age": -1, "rating": -1}`, 24},
 	})
+}
+
+// TestKeysPastIntervals (ofquery8's rows, from regex3.js, regex6.js and MongoDB's
+// IndexScan and IndexBoundsChecker): the keys examined forward and backward
+// by scans of several intervals, the _id index's included.
+func TestKeysPastIntervals(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "names", `{"name": 1}`, false)
+	mustCreateIndex(t, e, "nums", `{"a": 1}`, false)
+	var names, nums []bson.Raw
+	for i, n := range []string{"eliot", "emily", "bob", "aaron", "[with]some?symbols"} {
+		names = append(names, bsonDoc(bson.D{{Key: "_id", Value: int32(i)}, {Key: "name", Value: n}}))
+	}
+	for i := range 5 {
+		nums = append(nums, bsonDoc(bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: int32(i + 1)}}))
+	}
+	if _, _, err := e.Insert("test", "names", names, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Insert("test", "nums", nums, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		coll, filter string
+		// keys forward and backward (a descending sort on the filter's
+		// field), and returned
+		keys, keysBack, returned int64
+	}{
+		// A prefix regex is two intervals, its strings and its own value;
+		// backward the scan starts below the regex, at the last string.
+		{"names", `{"name": {"$regex": "^bob"}}`, 2, 3, 1},
+		{"names", `{"name": {"$regex": "^\\/"}}`, 1, 1, 0},
+		{"names", `{"name": {"$regex": "^\\."}}`, 1, 1, 0},
+		{"names", `{"name": {"$regex": "^e"}}`, 2, 3, 2},
+		// The key past the first point lies in the second: counted once.
+		{"names", `{"name": {"$in": ["bob", "eliot"]}}`, 3, 3, 2},
+		{"nums", `{"a": {"$in": [2, 4]}}`, 4, 4, 2},
+		// The key past several empty intervals is counted once.
+		{"nums", `{"a": {"$in": [1.5, 1.6, 1.7, 5]}}`, 2, 3, 1},
+		{"nums", `{"a": {"$in": [0, 9]}}`, 1, 1, 0},
+		// One interval ends where the cursor's end position does.
+		{"nums", `{"a": {"$gte": 2, "$lte": 3}}`, 2, 2, 2},
+		{"nums", `{"a": 3}`, 1, 1, 1},
+		// The document store serves as the _id index: a document read
+		// by _id bounds is a key examined (nums' _id are 0 to 4).
+		{"nums", `{"_id": {"$in": [1, 3]}}`, 4, 4, 2},
+		{"nums", `{"_id": {"$gte": 1, "$lte": 2}}`, 2, 2, 2},
+		{"nums", `{"_id": {"$in": [7, 8]}}`, 0, 1, 0},
+		{"nums", `{"_id": {"$in": [-1, 9]}}`, 1, 1, 0},
+	}
+	for _, tc := range tests {
+		field := map[string]string{"names": "name", "nums": "a"}[tc.coll]
+		if strings.HasPrefix(tc.filter, `{"_id"`) {
+			field = "_id"
+		}
+		for _, dir := range []string{"", `{"` + field + `": -1}`} {
+			t.Run(tc.filter+dir, func(t *testing.T) {
+				o := FindOptions{Filter: ext(t, tc.filter)}
+				if dir != "" {
+					o.Sort = ext(t, dir)
+				}
+				out, err := e.Explain("test", tc.coll, o, ExecutionStats)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stats := bson.Raw(bsonDoc(out)).Lookup("executionStats").Document()
+				want := tc.keys
+				if dir != "" {
+					want = tc.keysBack
+				}
+				keys, returned := stats.Lookup("totalKeysExamined").AsInt64(), stats.Lookup("nReturned").AsInt64()
+				if keys != want || returned != tc.returned {
+					t.Errorf("keys %d, returned %d; want %d, %d", keys, returned, want, tc.returned)
+				}
+			})
+		}
+	}
 }
