@@ -218,6 +218,26 @@ type StampRefStore interface {
 	GetStamped(key []byte) ([]byte, bool, error)
 }
 
+// StampChainTxn is a StampedTxn of a store that gives each stamped write
+// its own stamp (Pebble; a test's wrapper does not pass it on).
+// SetStampedChain stages values as that many SetStamped writes, in order,
+// each after the first also holding the stamp of the one before it: how
+// the oplog entries of one transaction split across several are chained
+// by prevOpTime. The commit writes nothing between them.
+type StampChainTxn interface {
+	StampedTxn
+	SetStampedChain(prefix []byte, values []ChainedValue) error
+}
+
+// ChainedValue is a value of a stamp chain (StampChainTxn).
+type ChainedValue interface {
+	StampedValue
+	// PrevStampAt is, once AppendValue has built the value, the offset in
+	// it of the 8 bytes where the store writes the stamp of the chain's
+	// previous value, little-endian as the stamp (-1 for the first).
+	PrevStampAt() int
+}
+
 // StampedValue is the value of a stamped key before its stamp is known.
 type StampedValue interface {
 	// AppendValue appends the value to dst and returns it, with the offset

@@ -36,7 +36,10 @@ type stampedWrite struct {
 	prefix     []byte
 	start, end int
 	stampAt    int
-	stamp      uint64 // given at commit
+	// prevAt is where the stamp of the write before it goes, -1 for
+	// none (SetStampedChain).
+	prevAt int
+	stamp  uint64 // given at commit
 }
 
 // stampRef is one InsertStampRef call: the batch offset where the stamp of
@@ -64,6 +67,9 @@ func (s *stamps) apply(b *pebble.Batch, writes []stampedWrite, values []byte) (u
 		key = binary.BigEndian.AppendUint64(append(key[:0], w.prefix...), st)
 		v := values[w.start:w.end]
 		binary.LittleEndian.PutUint64(v[w.stampAt:], st)
+		if w.prevAt >= 0 {
+			binary.LittleEndian.PutUint64(v[w.prevAt:], writes[i-1].stamp)
+		}
 		if err := b.Set(key, v, nil); err != nil {
 			return 0, err
 		}
@@ -112,7 +118,26 @@ func (t *txn) SetStamped(prefix []byte, value storage.StampedValue) error {
 	start := len(*t.values)
 	var at int
 	*t.values, at = value.AppendValue(*t.values)
-	t.stamped = append(t.stamped, stampedWrite{prefix: prefix, start: start, end: len(*t.values), stampAt: at})
+	t.stamped = append(t.stamped, stampedWrite{prefix: prefix, start: start, end: len(*t.values), stampAt: at, prevAt: -1})
+	return nil
+}
+
+// SetStampedChain implements storage.StampChainTxn: the writes are
+// consecutive in the batch, and apply stamps them in order, so each
+// takes the stamp of the one staged just before it.
+func (t *txn) SetStampedChain(prefix []byte, values []storage.ChainedValue) error {
+	for i, v := range values {
+		if err := t.SetStamped(prefix, v); err != nil {
+			return err
+		}
+		w := &t.stamped[len(t.stamped)-1]
+		if at := v.PrevStampAt(); i > 0 {
+			if at < 0 || at+8 > w.end-w.start {
+				return errors.New("pebblekv: a chained value after the first needs 8 bytes for the previous stamp")
+			}
+			w.prevAt = at
+		}
+	}
 	return nil
 }
 

@@ -66,3 +66,84 @@ func TestInsertStampRef(t *testing.T) {
 		t.Fatalf("%d stamped keys", i)
 	}
 }
+
+// chainValue is a stamped value of 16 bytes: its stamp, then the stamp of
+// the chain's value before it.
+type chainValue struct{ first bool }
+
+func (chainValue) AppendValue(dst []byte) ([]byte, int) {
+	return append(dst, make([]byte, 16)...), 0
+}
+
+func (v chainValue) Join(storage.StampedValue) storage.StampedValue { return v }
+
+func (v chainValue) PrevStampAt() int {
+	if v.first {
+		return -1
+	}
+	return 8
+}
+
+// The values of a chain get consecutive stamped keys, each holding the
+// stamp of the one before it; a value after the first without room for
+// it is refused.
+func TestSetStampedChain(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for range 2 {
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct := tx.(storage.StampChainTxn)
+		if err := ct.SetStamped([]byte("o"), stampValue{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ct.SetStampedChain([]byte("o"), []storage.ChainedValue{chainValue{first: true}, chainValue{}, chainValue{}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it, err := db.NewIter([]byte("o"), []byte("p"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var stamps []uint64
+	var prevs []uint64
+	for ok := it.First(); ok; ok = it.Next() {
+		v := it.Value()
+		stamp := binary.BigEndian.Uint64(it.Key()[1:])
+		if binary.LittleEndian.Uint64(v) != stamp {
+			t.Fatalf("value of %d holds stamp %d", stamp, binary.LittleEndian.Uint64(v))
+		}
+		stamps = append(stamps, stamp)
+		if len(v) == 16 {
+			prevs = append(prevs, binary.LittleEndian.Uint64(v[8:]))
+		} else {
+			prevs = append(prevs, 0)
+		}
+	}
+	if len(stamps) != 8 {
+		t.Fatalf("%d stamped keys", len(stamps))
+	}
+	for _, base := range []int{0, 4} {
+		// the plain value, then the chain: first holds no previous stamp
+		if prevs[base+1] != 0 || prevs[base+2] != stamps[base+1] || prevs[base+3] != stamps[base+2] {
+			t.Fatalf("chain from %d: stamps %v, previous stamps %v", base, stamps, prevs)
+		}
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := tx.(storage.StampChainTxn).SetStampedChain([]byte("o"), []storage.ChainedValue{chainValue{first: true}, chainValue{first: true}}); err == nil {
+		t.Fatal("a chained value without room for the previous stamp was taken")
+	}
+}
