@@ -268,7 +268,7 @@ func (w *oplogWrite) AppendValue(dst []byte) ([]byte, int) {
 	if len(w.ops) == 1 && !w.applyOps {
 		ent = oplog.New(dst, w.ops[0], w.session(), w.wall)
 	} else {
-		ent = oplog.NewApplyOps(dst, w.ops, w.session(), w.wall)
+		ent = oplog.NewApplyOps(dst, w.ops, w.session(), w.wall, nil)
 	}
 	if len(ent.Doc) <= cap(dst)-start {
 		dst = dst[:start+len(ent.Doc)] // built in place

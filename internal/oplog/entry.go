@@ -2,8 +2,9 @@
 // the shape of a document of MongoDB's local.oplog.rs: op (i insert, u
 // update, d delete, c command, n no-op), ns, ui (the collection's UUID), o,
 // o2, ts, t, v, wall, and for a session's writes lsid, txnNumber and
-// stmtId. A multi-document transaction is one c entry on admin.$cmd whose
-// o is {applyOps: [entries without ts]}. The entry's ts is its commit
+// stmtId. A multi-document transaction is a c entry on admin.$cmd whose
+// o is {applyOps: [entries without ts]}, or a chain of them when its
+// operations pass 16 MB (SplitTxn, Chain). The entry's ts is its commit
 // time, written into the entry when the store stamps the commit.
 package oplog
 
@@ -47,10 +48,73 @@ type Session struct {
 // Entry is an entry in the making: its BSON with a zero ts, and where the
 // ts value sits: the store writes the commit's time there, as the
 // little-endian 64-bit integer that is a BSON Timestamp's layout (seconds
-// in the high 32 bits).
+// in the high 32 bits). PrevAt is where the ts of the entry before it in
+// its transaction's chain goes (prevOpTime.ts), -1 for none.
 type Entry struct {
-	Doc  []byte
-	TSAt int
+	Doc    []byte
+	TSAt   int
+	PrevAt int
+}
+
+// MaxTxnEntryBytes is the bytes of operations a transaction's applyOps
+// entry takes before the next operation opens another entry: MongoDB's
+// BSONObjMaxUserSize (getMaxSizeOfTransactionOperationsInSingleOplogEntryBytes).
+const MaxTxnEntryBytes = 16 << 20
+
+// txnOpOverhead is what MongoDB counts for each operation's element in the
+// applyOps array beside its document (kBSONArrayElementOverhead).
+const txnOpOverhead = 8
+
+// OpSize is the bytes of op's document in an applyOps array.
+func OpSize(op Op) int {
+	n := 5 + fieldLen("op", len(op.Kind)+5) + fieldLen("ns", len(op.NS)+5) + fieldLen("o", len(op.O))
+	if op.UUID != nil {
+		n += fieldLen("ui", 5+len(op.UUID))
+	}
+	if op.O2 != nil {
+		n += fieldLen("o2", len(op.O2))
+	}
+	return n
+}
+
+// SplitTxn appends to dst the ends of the parts a transaction's ops are
+// logged in, one applyOps entry each, as MongoDB packs them
+// (packOperationsIntoApplyOps): an entry takes the next operation unless
+// it holds one already and the operations' bytes, 8 more each, would then
+// pass maxBytes, or it holds maxOps already (0: no bound,
+// maxNumberOfTransactionOperationsInSingleOplogEntry's default). An
+// operation over maxBytes goes alone. MongoDB weighs the candidate by its
+// in-memory size, a little over its BSON's: a cut within a few hundred
+// bytes of the bound may fall one operation apart from MongoDB's.
+func SplitTxn(dst []int, ops []Op, maxBytes, maxOps int) []int {
+	n, size := 0, 0
+	for i, op := range ops {
+		s := OpSize(op)
+		if n > 0 && (n == maxOps || size+s > maxBytes) {
+			dst = append(dst, i)
+			n, size = 0, 0
+		}
+		n++
+		size += s + txnOpOverhead
+	}
+	if len(ops) > 0 {
+		dst = append(dst, len(ops))
+	}
+	return dst
+}
+
+// Chain places a transaction's applyOps entry in its chain (MongoDB's
+// logOplogEntries). Every entry of a transaction has prevOpTime: null
+// ({ts: Timestamp(0, 0), t: -1}) for the first, else the optime of the
+// entry before it, whose ts the store writes at Entry.PrevAt.
+type Chain struct {
+	// Prev: an entry of the transaction precedes this one.
+	Prev bool
+	// Partial: entries follow this one (o.partialTxn: true).
+	Partial bool
+	// Count is the transaction's operations, written as o.count on the
+	// last of several entries (0: not written).
+	Count int64
 }
 
 // appendOp appends op's own fields.
@@ -72,12 +136,13 @@ func appendOp(dst []byte, op Op) []byte {
 func New(dst []byte, op Op, sess *Session, wall time.Time) Entry {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	dst = appendOp(dst, op)
-	return finish(dst, start, sess, wall)
+	return finish(dst, start, sess, wall, nil)
 }
 
-// NewApplyOps builds the entry of a transaction's commit: its ops in the
-// order they ran.
-func NewApplyOps(dst []byte, ops []Op, sess *Session, wall time.Time) Entry {
+// NewApplyOps builds an applyOps entry of ops in the order they ran: a
+// transaction's, placed in its chain by chain, or with chain nil a batched
+// write's, which has no prevOpTime.
+func NewApplyOps(dst []byte, ops []Op, sess *Session, wall time.Time, chain *Chain) Entry {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	dst = bsoncore.AppendStringElement(dst, "op", Command)
 	dst = bsoncore.AppendStringElement(dst, "ns", "admin.$cmd")
@@ -90,13 +155,19 @@ func NewApplyOps(dst []byte, ops []Op, sess *Session, wall time.Time) Entry {
 		dst, _ = bsoncore.AppendDocumentEnd(dst, s)
 	}
 	dst, _ = bsoncore.AppendArrayEnd(dst, aStart)
+	if chain != nil && chain.Partial {
+		dst = bsoncore.AppendBooleanElement(dst, "partialTxn", true)
+	}
+	if chain != nil && chain.Count > 0 {
+		dst = bsoncore.AppendInt64Element(dst, "count", chain.Count)
+	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, oStart)
-	return finish(dst, start, sess, wall)
+	return finish(dst, start, sess, wall, chain)
 }
 
-// finish appends ts, t, v, wall and the session fields and closes the
-// document begun at start.
-func finish(dst []byte, start int32, sess *Session, wall time.Time) Entry {
+// finish appends ts, t, v, wall, the session fields and a chained entry's
+// prevOpTime, and closes the document begun at start.
+func finish(dst []byte, start int32, sess *Session, wall time.Time, chain *Chain) Entry {
 	dst = bsoncore.AppendHeader(dst, bsoncore.TypeTimestamp, "ts")
 	at := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -110,8 +181,23 @@ func finish(dst []byte, start int32, sess *Session, wall time.Time) Entry {
 			dst = bsoncore.AppendInt32Element(dst, "stmtId", sess.StmtID)
 		}
 	}
+	prevAt := -1
+	if chain != nil {
+		pStart, d := bsoncore.AppendDocumentElementStart(dst, "prevOpTime")
+		dst = bsoncore.AppendHeader(d, bsoncore.TypeTimestamp, "ts")
+		if chain.Prev {
+			prevAt = len(dst) - int(start)
+		}
+		dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+		term := int64(-1) // a null OpTime's
+		if chain.Prev {
+			term = 1
+		}
+		dst = bsoncore.AppendInt64Element(dst, "t", term)
+		dst, _ = bsoncore.AppendDocumentEnd(dst, pStart)
+	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
-	return Entry{Doc: dst[start:], TSAt: at - int(start)}
+	return Entry{Doc: dst[start:], TSAt: at - int(start), PrevAt: prevAt}
 }
 
 // Read is the fields of a stored entry.
@@ -125,6 +211,9 @@ type Read struct {
 	LSID      bson.Raw
 	TxnNumber int64
 	HasTxn    bool
+	// Prev is prevOpTime's ts (zero when null or absent): the entry before
+	// this one in its transaction's chain.
+	Prev bson.Timestamp
 }
 
 // Parse reads an entry, or one op of a transaction's applyOps (no ts, wall
@@ -156,6 +245,10 @@ func Parse(doc bson.Raw) Read {
 			r.LSID = v.Document()
 		case "txnNumber":
 			r.TxnNumber, r.HasTxn = v.Int64(), true
+		case "prevOpTime":
+			if d, ok := v.DocumentOK(); ok {
+				r.Prev.T, r.Prev.I, _ = d.Lookup("ts").TimestampOK()
+			}
 		}
 	}
 }
