@@ -193,6 +193,13 @@ func (e *Engine) stageEntry(tx storage.Txn, w *oplogWrite) error {
 	if err := st.SetStamped(oplogPrefix, w); err != nil {
 		return err
 	}
+	e.countStaged(w)
+	return nil
+}
+
+// countStaged adds w's bytes to those staged since the last pass of
+// MaintainOplog.
+func (e *Engine) countStaged(w *oplogWrite) {
 	n := w.built
 	if n == 0 {
 		// The store builds the value at commit, maybe joined with others:
@@ -201,7 +208,6 @@ func (e *Engine) stageEntry(tx storage.Txn, w *oplogWrite) error {
 		e.oplog.estimated.Store(true)
 	}
 	e.oplog.staged.Add(int64(len(oplogPrefix) + 8 + n))
-	return nil
 }
 
 // oplogEntryOverhead bounds an entry's bytes other than its namespace and
@@ -225,6 +231,11 @@ type oplogWrite struct {
 	sess oplog.Session
 	// applyOps: the entry is an applyOps even with one operation.
 	applyOps bool
+	// chain places a transaction's applyOps entry in its chain (nil for
+	// any other entry); prevAt is where, once built, the ts of the
+	// chain's entry before it goes (storage.ChainedValue), -1 for none.
+	chain  *oplog.Chain
+	prevAt int
 	// joined: the write is the join of others, and owns its slices.
 	joined bool
 	wall   time.Time
@@ -268,8 +279,9 @@ func (w *oplogWrite) AppendValue(dst []byte) ([]byte, int) {
 	if len(w.ops) == 1 && !w.applyOps {
 		ent = oplog.New(dst, w.ops[0], w.session(), w.wall)
 	} else {
-		ent = oplog.NewApplyOps(dst, w.ops, w.session(), w.wall, nil)
+		ent = oplog.NewApplyOps(dst, w.ops, w.session(), w.wall, w.chain)
 	}
+	w.prevAt = ent.PrevAt
 	if len(ent.Doc) <= cap(dst)-start {
 		dst = dst[:start+len(ent.Doc)] // built in place
 	} else {
@@ -281,6 +293,9 @@ func (w *oplogWrite) AppendValue(dst []byte) ([]byte, int) {
 	w.built = len(dst) - start
 	return dst, ent.TSAt
 }
+
+// PrevStampAt implements storage.ChainedValue.
+func (w *oplogWrite) PrevStampAt() int { return w.prevAt }
 
 // Join implements storage.StampedValue: one applyOps entry of w's
 // operations then next's, without a session, as MongoDB logs a batched
@@ -345,13 +360,50 @@ func isReplicated(db, coll string) bool {
 	return db != "local" && coll != ProfileCollection
 }
 
-// logTxn stages the applyOps entry of a transaction's commit, with the
-// pre-images of its operations on collections that record them.
+// logTxn stages the applyOps entries of a transaction's commit, with the
+// pre-images of its operations on collections that record them: one
+// entry, or as MongoDB's onUnpreparedTransactionCommit, when the
+// operations pass 16 MB (oplog.SplitTxn), a chain of entries written
+// together (storage.StampChainTxn), each with the pre-images of its own
+// operations by their index in it. A store that gives a commit one stamp
+// (TiKV) keeps the transaction one entry.
 func (e *Engine) logTxn(tx storage.Txn, ops []oplog.Op, pre []txnPreImage, sess oplog.Session) error {
 	if e.oplog == nil || len(ops) == 0 {
 		return nil
 	}
-	return e.stageEntry(tx, &oplogWrite{ops: ops, pre: pre, sess: sess, applyOps: true, wall: time.Now()})
+	wall := time.Now()
+	ct, chains := tx.(storage.StampChainTxn)
+	var ends []int
+	if chains {
+		ends = oplog.SplitTxn(nil, ops, oplog.MaxTxnEntryBytes, 0)
+	}
+	if len(ends) <= 1 {
+		return e.stageEntry(tx, &oplogWrite{ops: ops, pre: pre, sess: sess, applyOps: true, chain: &oplog.Chain{}, wall: wall})
+	}
+	ws := make([]*oplogWrite, len(ends))
+	vals := make([]storage.ChainedValue, len(ends))
+	start := 0
+	for i, end := range ends {
+		w := &oplogWrite{ops: ops[start:end], sess: sess, applyOps: true, wall: wall,
+			chain: &oplog.Chain{Prev: i > 0, Partial: i < len(ends)-1}}
+		if !w.chain.Partial {
+			w.chain.Count = int64(len(ops))
+		}
+		for _, p := range pre {
+			if p.index >= start && p.index < end {
+				w.pre = append(w.pre, txnPreImage{index: p.index - start, doc: p.doc})
+			}
+		}
+		ws[i], vals[i] = w, w
+		start = end
+	}
+	if err := ct.SetStampedChain(oplogPrefix, vals); err != nil {
+		return err
+	}
+	for _, w := range ws {
+		e.countStaged(w)
+	}
+	return nil
 }
 
 // txnPreImage is the document before a transaction's operation index.

@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
@@ -180,4 +181,149 @@ func TestOplogTruncationTrustsTheCount(t *testing.T) {
 	if want := 1 + o.truncations/remeasureEvery + 1; o.measurements > want {
 		t.Fatalf("%d measurements for %d truncations, want at most %d", o.measurements, o.truncations, want)
 	}
+}
+
+// TestTxnOplogChain: a transaction whose operations pass 16 MB is logged,
+// as MongoDB's onUnpreparedTransactionCommit logs it, in several applyOps
+// entries of the commit, consecutive, with the session's lsid and
+// txnNumber and one wall: o.partialTxn on all but the last, o.count on
+// the last, prevOpTime null on the first and the entry before's optime
+// after; each entry keeps the pre-images of its own operations by their
+// index in it. A transaction that fits is one entry with a null
+// prevOpTime. A store that gives a commit one stamp (TiKV), or a test's
+// wrapper, keeps even the large one one entry.
+func TestTxnOplogChain(t *testing.T) {
+	e := newTestEngine(t)
+	if e.oplog == nil {
+		t.Skip("no oplog on this store")
+	}
+	if err := e.CreateCollection("test", "c", CollectionOptions{PreAndPostImages: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": "p", "v": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	probe, err := e.kv.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, chains := probe.(storage.StampChainTxn)
+	probe.Rollback()
+
+	commit := func(big int) []oplog.Stored {
+		t.Helper()
+		from := e.OplogLast() + 1
+		txn := mustBegin(t, e)
+		lsid := ext(t, `{"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}`)
+		var docs []bson.Raw
+		for i := range 4 {
+			docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "s": %q}`, i, strings.Repeat("s", big))))
+		}
+		if _, _, err := e.Insert("test", "c", docs, true, WriteOptions{Txn: txn}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": "p"}`), Update: ext(t, `{"$inc": {"v": 1}}`), WriteOptions: WriteOptions{Txn: txn}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Delete("test", "c", ext(t, `{"_id": "p"}`), 1, bson.RawValue{}, WriteOptions{Txn: txn}); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.CommitRecorded(testRecorder{lsid: lsid, txnNumber: 7}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.MaintainOplog(); err != nil {
+			t.Fatal(err)
+		}
+		var got []oplog.Stored
+		if err := e.ReadOplog(from, e.OplogLast(), func(_ uint64, s oplog.Stored) (bool, error) {
+			got = append(got, bytes.Clone(s)) // the transaction's entries alone
+			return true, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	nullPrev := ext(t, `{"ts": {"$timestamp": {"t": 0, "i": 0}}, "t": {"$numberLong": "-1"}}`)
+
+	// small: one entry, null prevOpTime, o holding applyOps alone
+	got := commit(10)
+	if len(got) != 1 {
+		t.Fatalf("a small transaction logged %d entries", len(got))
+	}
+	ent := got[0].Entry()
+	if d, _ := ent.Lookup("prevOpTime").DocumentOK(); !bytes.Equal(d, nullPrev) {
+		t.Errorf("small transaction's prevOpTime %v", ent.Lookup("prevOpTime"))
+	}
+	if elems, _ := ent.Lookup("o").Document().Elements(); len(elems) != 1 {
+		t.Errorf("small transaction's o: %v", ent.Lookup("o"))
+	}
+	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": "p", "v": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Delete("test", "c", ext(t, `{"_id": {"$type": "int"}}`), 0, bson.RawValue{}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// large: 4 documents of 4 MB, then an update and a delete
+	got = commit(4 << 20)
+	if !chains {
+		if len(got) != 1 {
+			t.Fatalf("a store without stamp chains logged %d entries", len(got))
+		}
+		return
+	}
+	if len(got) != 2 {
+		t.Fatalf("a transaction of 16 MB logged %d entries, want 2", len(got))
+	}
+	first, last := oplog.Parse(got[0].Entry()), oplog.Parse(got[1].Entry())
+	if first.NS != "admin.$cmd" || last.NS != "admin.$cmd" || first.TS.After(last.TS) || first.TS == last.TS {
+		t.Errorf("entries %s at %v and %s at %v", first.NS, first.TS, last.NS, last.TS)
+	}
+	if ops, _ := first.O.Lookup("applyOps").Array().Values(); len(ops) != 3 {
+		t.Errorf("first entry holds %d operations, want 3", len(ops))
+	}
+	if p, ok := first.O.Lookup("partialTxn").BooleanOK(); !ok || !p {
+		t.Errorf("first entry's o.partialTxn: %v", first.O.Lookup("partialTxn"))
+	}
+	if _, err := first.O.LookupErr("count"); err == nil {
+		t.Errorf("first entry has a count")
+	}
+	if _, err := last.O.LookupErr("partialTxn"); err == nil {
+		t.Errorf("last entry has partialTxn")
+	}
+	if n, ok := last.O.Lookup("count").Int64OK(); !ok || n != 6 {
+		t.Errorf("last entry's o.count: %v, want 6", last.O.Lookup("count"))
+	}
+	if d, _ := got[0].Entry().Lookup("prevOpTime").DocumentOK(); !bytes.Equal(d, nullPrev) {
+		t.Errorf("first entry's prevOpTime %v", got[0].Entry().Lookup("prevOpTime"))
+	}
+	if last.Prev != first.TS || got[1].Entry().Lookup("prevOpTime", "t").Int64() != 1 {
+		t.Errorf("last entry's prevOpTime %v, want the first's ts %v", got[1].Entry().Lookup("prevOpTime"), first.TS)
+	}
+	if !first.Wall.Equal(last.Wall) || first.TxnNumber != 7 || last.TxnNumber != 7 || !bytes.Equal(first.LSID, last.LSID) {
+		t.Errorf("entries differ in wall, lsid or txnNumber: %+v %+v", first, last)
+	}
+	// pre-images by the operation's index in its own entry: the update
+	// (1) and the delete (2) of the last
+	for i := range 3 {
+		if got[0].PreImage(i) != nil {
+			t.Errorf("first entry has a pre-image at %d", i)
+		}
+	}
+	if got[1].PreImage(0) != nil || got[1].PreImage(1).Lookup("v").Int32() != 1 || got[1].PreImage(2).Lookup("v").Int32() != 2 {
+		t.Errorf("last entry's pre-images: %v %v %v", got[1].PreImage(0), got[1].PreImage(1), got[1].PreImage(2))
+	}
+}
+
+// testRecorder stands for a transaction's session record: its entries
+// carry lsid and txnNumber.
+type testRecorder struct {
+	lsid      bson.Raw
+	txnNumber int64
+}
+
+func (testRecorder) Stage(storage.Txn, []Write) error { return nil }
+func (testRecorder) Committed()                       {}
+func (r testRecorder) OplogSession(int) oplog.Session {
+	return oplog.Session{LSID: r.lsid, TxnNumber: r.txnNumber, StmtID: -1}
 }
