@@ -1,6 +1,7 @@
 package changestream
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +61,10 @@ type Stream struct {
 	// collection of db with the event's uuid (coll when uuid is nil), or
 	// nil (fullDocument: updateLookup).
 	Lookup func(db, coll string, uuid []byte, key bson.Raw) (bson.Raw, error)
+	// Entry reads the oplog entry stored at stamp: a transaction's entry
+	// its commit's chain names (prevOpTime). Nil when the oplog holds no
+	// chains.
+	Entry func(stamp uint64) (oplog.Stored, bool, error)
 	// After is the resume point: only events with later tokens are
 	// emitted, and the event a fragment's token was cut from (whose
 	// remaining fragments the caller's split returns).
@@ -95,24 +100,83 @@ func (s *Stream) after(tok Token) (bool, error) {
 
 // Events calls emit with each event of the entry committed at stamp (as
 // stored, with its pre-images), in order: its token and the event.
+//
+// As MongoDB's change stream unwinds a transaction
+// (ChangeStreamUnwindTransaction's TransactionOpIterator), an entry with
+// o.partialTxn gives no event: the entry that commits the transaction,
+// following prevOpTime back to the first, gives the events of every
+// entry's operations in order, with its own clusterTime, lsid, txnNumber
+// and wallTime, txnOpIndex counting the operations across the entries.
 func (s *Stream) Events(stamp uint64, stored oplog.Stored, emit func(Token, bson.Raw) error) error {
 	e := oplog.Parse(stored.Entry())
-	if e.Kind == oplog.Command && e.NS == "admin.$cmd" {
-		ops, ok := e.O.Lookup("applyOps").ArrayOK()
-		if !ok {
-			return nil
+	if e.Kind != oplog.Command || e.NS != "admin.$cmd" {
+		return s.event(stamp, 0, e, stored.PreImage(0), false, emit)
+	}
+	if _, ok := e.O.Lookup("applyOps").ArrayOK(); !ok {
+		return nil
+	}
+	if partial, _ := e.O.Lookup("partialTxn").BooleanOK(); partial {
+		return nil
+	}
+	index := uint32(0)
+	if !e.Prev.IsZero() {
+		if s.After.TS > stamp {
+			return nil // every event of the transaction precedes the resume point
 		}
-		vals, _ := ops.Values()
-		for i, v := range vals {
-			op := oplog.Parse(v.Document())
-			op.Wall, op.LSID, op.TxnNumber, op.HasTxn = e.Wall, e.LSID, e.TxnNumber, e.HasTxn
-			if err := s.event(stamp, uint32(i), op, stored.PreImage(i), true, emit); err != nil || s.Invalidated {
+		chain, err := s.chain(e.Prev)
+		if err != nil {
+			return err
+		}
+		for _, st := range chain {
+			if err := s.applyOpsEvents(stamp, &index, e, st, emit); err != nil || s.Invalidated {
 				return err
 			}
 		}
-		return nil
 	}
-	return s.event(stamp, 0, e, stored.PreImage(0), false, emit)
+	return s.applyOpsEvents(stamp, &index, e, stored, emit)
+}
+
+// chain reads the entries of a transaction before its commit entry, from
+// prev (the commit's prevOpTime) back to the first, and returns them
+// first first.
+func (s *Stream) chain(prev bson.Timestamp) ([]oplog.Stored, error) {
+	var chain []oplog.Stored
+	for !prev.IsZero() {
+		stamp := uint64(prev.T)<<32 | uint64(prev.I)
+		var st oplog.Stored
+		ok := false
+		if s.Entry != nil {
+			var err error
+			if st, ok, err = s.Entry(stamp); err != nil {
+				return nil, err
+			}
+		}
+		if !ok {
+			return nil, mongoerr.New(mongoerr.ChangeStreamHistoryLost, "the oplog no longer holds the transaction entry at %v", prev)
+		}
+		chain = append(chain, st)
+		prev = oplog.Parse(st.Entry()).Prev
+	}
+	slices.Reverse(chain)
+	return chain, nil
+}
+
+// applyOpsEvents emits the events of the operations of one applyOps
+// entry (stored) of the transaction that commit committed at stamp, the
+// first one's txnOpIndex *index, which it advances.
+func (s *Stream) applyOpsEvents(stamp uint64, index *uint32, commit oplog.Read, stored oplog.Stored, emit func(Token, bson.Raw) error) error {
+	ops, _ := oplog.Parse(stored.Entry()).O.Lookup("applyOps").ArrayOK()
+	vals, _ := ops.Values()
+	for i, v := range vals {
+		op := oplog.Parse(v.Document())
+		op.Wall, op.LSID, op.TxnNumber, op.HasTxn = commit.Wall, commit.LSID, commit.TxnNumber, commit.HasTxn
+		err := s.event(stamp, *index, op, stored.PreImage(i), true, emit)
+		*index++
+		if err != nil || s.Invalidated {
+			return err
+		}
+	}
+	return nil
 }
 
 // event emits the events of one operation.

@@ -120,6 +120,7 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 		return nil, err
 	}
 	src := &changeStreamSource{eng: s.Engine, stream: changestream.Stream{Spec: spec, Scope: scope}}
+	src.stream.Entry = src.entry
 	src.stream.Lookup = src.lookup
 	last := s.Engine.OplogLast()
 	oldest, whole, err := s.Engine.OplogOldest()
@@ -310,6 +311,17 @@ func (cs *changeStreamSource) Next() (bson.Raw, error) {
 }
 
 func (cs *changeStreamSource) Close() error { cs.buf = nil; return nil }
+
+// entry reads the oplog entry at stamp, a copy: an earlier entry of a
+// transaction whose commit entry the stream is reading.
+func (cs *changeStreamSource) entry(stamp uint64) (oplog.Stored, bool, error) {
+	var got oplog.Stored
+	err := cs.eng.ReadOplog(stamp, stamp, func(_ uint64, stored oplog.Stored) (bool, error) {
+		got = slices.Clone(stored)
+		return false, nil
+	})
+	return got, got != nil, err
+}
 
 // ended reports that the stream was invalidated and has returned its
 // invalidate.
