@@ -58,18 +58,32 @@ func applyOpsCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.ApplyOpsPreCondition, "applyOps command no longer supports the 'preCondition' option")
 	case c.has("prepare"):
 		return nil, mongoerr.New(mongoerr.BadValue, "applyOps command can't have 'prepare' field")
-	case c.has("partialTxn"):
-		return nil, mongoerr.New(mongoerr.ApplyOpsPartialTxn, "applyOps command can't have 'partialTxn' field.")
-	case c.has("count") && !values.IsNumber(c.value("count").Type):
-		return nil, wrongType("applyOps", "count", c.value("count"), "long")
-	case c.has("count"):
-		return nil, mongoerr.New(mongoerr.ApplyOpsCount, "applyOps command can't have 'count' field.")
+	}
+	if err := refuseTxnFields(c.value("partialTxn"), c.value("count")); err != nil {
+		return nil, err
 	}
 	ops, err := parseApplyOpsCmd(r.args.first(), upsert)
 	if err != nil {
 		return nil, err
 	}
 	return s.applyOps(r, ops)
+}
+
+// refuseTxnFields refuses an applyOps command, or a nested applyOps entry's
+// o, with the fields only a transaction's oplog entry carries: partialTxn
+// and count (MongoDB's ApplyOpsCommandInfo; jstests/replsets'
+// transaction-entries-through-applyOps test feeds a partial entry and an
+// implicit commit entry back and expects 31056 and 31240).
+func refuseTxnFields(partialTxn, count bson.RawValue) error {
+	switch {
+	case partialTxn.Type != 0:
+		return mongoerr.New(mongoerr.ApplyOpsPartialTxn, "applyOps command can't have 'partialTxn' field.")
+	case count.Type != 0 && !values.IsNumber(count.Type):
+		return wrongType("applyOps", "count", count, "long")
+	case count.Type != 0:
+		return mongoerr.New(mongoerr.ApplyOpsCount, "applyOps command can't have 'count' field.")
+	}
+	return nil
 }
 
 // parseApplyOpsCmd parses an applyOps command's entries, its updates
@@ -223,6 +237,9 @@ func checkCommandOp(op *applyOp, depth int) error {
 	case name == "applyOps":
 		if depth+1 >= maxApplyOpsDepth {
 			return mongoerr.New(mongoerr.FailedToParse, "Too many nested applyOps")
+		}
+		if err := refuseTxnFields(op.o.Lookup("partialTxn"), op.o.Lookup("count")); err != nil {
+			return err
 		}
 		var err error
 		op.nested, err = parseApplyOps(op.o.Index(0).Value(), depth+1)
