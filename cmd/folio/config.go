@@ -77,12 +77,13 @@ var configOptions = map[string]configOption{
 	"systemLog.quiet":                             {flag: "quiet"},
 	"replication.replSetName":                     {flag: "replset"},
 	"replication.oplogSizeMB":                     {flag: "oplog-size-mb"},
-	"operationProfiling.mode":                     {conv: choice("profile", map[string]string{"off": "0", "slowOp": "1", "all": "2"})},
-	"operationProfiling.slowOpThresholdMs":        {flag: "slowms"},
-	"operationProfiling.slowOpSampleRate":         {flag: "slow-op-sample-rate"},
-	"systemLog.path":                              {flag: "log-path"},
-	"systemLog.logAppend":                         {flag: "log-append"},
-	"systemLog.logRotate":                         {flag: "log-rotate"},
+	"setParameter.maxNumberOfTransactionOperationsInSingleOplogEntry": {flag: "max-txn-ops-per-oplog-entry"},
+	"operationProfiling.mode":              {conv: choice("profile", map[string]string{"off": "0", "slowOp": "1", "all": "2"})},
+	"operationProfiling.slowOpThresholdMs": {flag: "slowms"},
+	"operationProfiling.slowOpSampleRate":  {flag: "slow-op-sample-rate"},
+	"systemLog.path":                       {flag: "log-path"},
+	"systemLog.logAppend":                  {flag: "log-append"},
+	"systemLog.logRotate":                  {flag: "log-rotate"},
 	"systemLog.destination": {conv: func(v string) (string, string, error) {
 		if v != "file" {
 			return "", "", fmt.Errorf("only file is supported (without systemLog, the log goes to standard error)")

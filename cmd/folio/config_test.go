@@ -86,6 +86,8 @@ systemLog: {quiet: true}
 		{name: "list value", conf: "storage: {dbPath: [a, b]}", err: "storage.dbPath: want a single value"},
 		{name: "bad YAML", conf: "net: {port: 1", err: "reading the configuration file"},
 		{name: "empty", conf: ""},
+		{name: "maxNumberOfTransactionOperationsInSingleOplogEntry", conf: "setParameter: {maxNumberOfTransactionOperationsInSingleOplogEntry: 4}",
+			settings: []string{"max-txn-ops-per-oplog-entry=4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := parseConfig([]byte(tc.conf))

@@ -150,6 +150,8 @@ func run(args []string, stderr io.Writer) error {
 	metricsAddr := fs.String("metrics-addr", env("FOLIO_METRICS_ADDR", ""), "serve metrics in Prometheus' format on this host:port (/metrics); empty for none (env FOLIO_METRICS_ADDR)")
 	oplogMB := fs.Int64("oplog-size-mb", envInt("FOLIO_OPLOG_SIZE_MB"),
 		"the oplog's size bound in megabytes, as MongoDB's replication.oplogSizeMB; 0 for MongoDB's default: 5% of the free disk (of the memory with -in-memory), at least 990 MB (50 MB in memory) and at most 50 GB (env FOLIO_OPLOG_SIZE_MB)")
+	maxTxnOps := fs.Int("max-txn-ops-per-oplog-entry", int(envInt("FOLIO_MAX_TXN_OPS_PER_OPLOG_ENTRY")),
+		"the operations a transaction's applyOps oplog entry holds at most before its next entry, as MongoDB's startup parameter maxNumberOfTransactionOperationsInSingleOplogEntry; 0 for the default: no bound but the entry's 16 MB (env FOLIO_MAX_TXN_OPS_PER_OPLOG_ENTRY)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve Go's runtime profiles (/debug/pprof/) on this loopback host:port; empty for none (env FOLIO_PPROF)")
 	configPath := fs.String("config", env("FOLIO_CONFIG", ""),
 		"a configuration file in the shape of mongod's (mongod.conf, YAML) for the options Folio has; flags given on the command line and environment variables set override it (env FOLIO_CONFIG)")
@@ -192,6 +194,9 @@ func run(args []string, stderr io.Writer) error {
 			// Go reads the time zone database from ZONEINFO when set.
 			os.Setenv("ZONEINFO", cfg.zoneInfo)
 		}
+	}
+	if *maxTxnOps < 0 {
+		return fmt.Errorf("bad -max-txn-ops-per-oplog-entry (or FOLIO_MAX_TXN_OPS_PER_OPLOG_ENTRY): want a number of operations, 0 for the default")
 	}
 	if *oplogMB < 0 {
 		return fmt.Errorf("bad -oplog-size-mb (or FOLIO_OPLOG_SIZE_MB): want a number of megabytes, 0 for the default")
@@ -288,6 +293,7 @@ func run(args []string, stderr io.Writer) error {
 		TestCommands:             *testCommands,
 		SchemaLease:              *schemaLease,
 		OplogSize:                *oplogMB << 20,
+		MaxTxnOpsPerOplogEntry:   *maxTxnOps,
 		MetricsAddr:              *metricsAddr,
 		SlowMS:                   *slowMS,
 		ProfileLevel:             *profileLevel,

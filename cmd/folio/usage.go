@@ -13,7 +13,7 @@ var flagGroups = []struct {
 }{
 	{"Network", []string{"addr", "advertise", "max-connections", "compressors"}},
 	{"TLS", []string{"tls-mode", "tls-certificate-key-file", "tls-ca-file", "tls-allow-connections-without-certificates"}},
-	{"Storage", []string{"storage", "dbpath", "in-memory", "durability", "disk-reserve-mb", "oplog-size-mb", "schema-lease"}},
+	{"Storage", []string{"storage", "dbpath", "in-memory", "durability", "disk-reserve-mb", "oplog-size-mb", "max-txn-ops-per-oplog-entry", "schema-lease"}},
 	{"Security", []string{"auth", "authentication-mechanisms", "javascript-enabled"}},
 	{"Replication", []string{"replset"}},
 	{"Logging", []string{"log-path", "log-append", "log-rotate", "log-format", "log-level", "quiet"}},

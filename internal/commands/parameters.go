@@ -367,6 +367,13 @@ var serverParameters = map[string]serverParameter{
 		set:     func(s *Service, n int64) { s.requireAPIVersion.Store(n != 0) },
 		boolean: true,
 	},
+	// The operations a transaction's applyOps oplog entry holds at most;
+	// set only at startup (-max-txn-ops-per-oplog-entry, the
+	// configuration file's setParameter section).
+	"maxNumberOfTransactionOperationsInSingleOplogEntry": {
+		get:     func(s *Service) any { return s.Engine.MaxTxnOpsPerOplogEntry() },
+		startup: true,
+	},
 	// Set only at startup (-enable-test-commands); test suites read it to
 	// decide whether failpoints are there.
 	"enableTestCommands": {

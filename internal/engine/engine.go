@@ -46,6 +46,12 @@ type Options struct {
 	SchemaLease time.Duration
 	// OplogSize bounds the oplog, in bytes; zero means DefaultOplogSize.
 	OplogSize int64
+	// MaxTxnOpsPerOplogEntry is MongoDB's startup parameter
+	// maxNumberOfTransactionOperationsInSingleOplogEntry: the operations
+	// a transaction's applyOps entry holds at most before the next entry
+	// of its chain (oplog.SplitTxn); zero means MongoDB's default, no
+	// bound but the entry's 16 MB.
+	MaxTxnOpsPerOplogEntry int
 }
 
 // Durability is when writes reach the disk.

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -375,7 +376,7 @@ func (e *Engine) logTxn(tx storage.Txn, ops []oplog.Op, pre []txnPreImage, sess 
 	ct, chains := tx.(storage.StampChainTxn)
 	var ends []int
 	if chains {
-		ends = oplog.SplitTxn(nil, ops, oplog.MaxTxnEntryBytes, 0)
+		ends = oplog.SplitTxn(nil, ops, oplog.MaxTxnEntryBytes, e.opts.MaxTxnOpsPerOplogEntry)
 	}
 	if len(ends) <= 1 {
 		return e.stageEntry(tx, &oplogWrite{ops: ops, pre: pre, sess: sess, applyOps: true, chain: &oplog.Chain{}, wall: wall})
@@ -581,6 +582,16 @@ func sessionOf(rec Recorder, index int) oplog.Session {
 
 // session is the oplog session of the statement sr records.
 func (s stmtRec) session() oplog.Session { return sessionOf(s.rec, s.index) }
+
+// MaxTxnOpsPerOplogEntry is Options.MaxTxnOpsPerOplogEntry as MongoDB
+// reports maxNumberOfTransactionOperationsInSingleOplogEntry: its default
+// is the largest int32.
+func (e *Engine) MaxTxnOpsPerOplogEntry() int32 {
+	if n := e.opts.MaxTxnOpsPerOplogEntry; n > 0 {
+		return int32(n)
+	}
+	return math.MaxInt32
+}
 
 // HasOplog reports whether the engine keeps an oplog.
 func (e *Engine) HasOplog() bool { return e.oplog != nil }

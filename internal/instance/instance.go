@@ -116,6 +116,8 @@ type Config struct {
 	// OplogSize bounds the oplog in bytes; zero is MongoDB's default
 	// (defaultOplogSize).
 	OplogSize int64
+	// MaxTxnOpsPerOplogEntry is the engine's (see engine.Options).
+	MaxTxnOpsPerOplogEntry int
 	// MetricsAddr, unless empty, is where /metrics serves the server's
 	// metrics in Prometheus' format.
 	MetricsAddr string
@@ -203,7 +205,7 @@ func Start(cfg Config) (*Instance, error) {
 	if oplogSize == 0 {
 		oplogSize = defaultOplogSize(cfg)
 	}
-	eng, err := engine.Open(kv, engine.Options{Durability: cfg.Durability, Logger: log, FrontendID: frontendID(cfg), SchemaLease: cfg.SchemaLease, OplogSize: oplogSize})
+	eng, err := engine.Open(kv, engine.Options{Durability: cfg.Durability, Logger: log, FrontendID: frontendID(cfg), SchemaLease: cfg.SchemaLease, OplogSize: oplogSize, MaxTxnOpsPerOplogEntry: cfg.MaxTxnOpsPerOplogEntry})
 	if err != nil {
 		return nil, errors.Join(err, closeKV())
 	}

@@ -207,3 +207,68 @@ func checkTxnChain(t *testing.T, entries []bson.Raw, ends []int, count int64) {
 		}
 	}
 }
+
+// TestMaxTxnOpsPerOplogEntry: with the startup parameter
+// maxNumberOfTransactionOperationsInSingleOplogEntry at 1, as the jstest
+// on transaction entries through applyOps (jstests/replsets) starts its
+// node, a transaction of two inserts is two entries; getParameter reports
+// the setting (the largest int32 by default) and setParameter cannot
+// change it; the entries fed back to applyOps fail with 31056 (partialTxn)
+// and 31240 (count).
+func TestMaxTxnOpsPerOplogEntry(t *testing.T) {
+	cfg := replSetConfig()
+	cfg.MaxTxnOpsPerOplogEntry = 1
+	client := connect(t, startInstance(t, cfg))
+	ctx := context.Background()
+	admin := client.Database("admin")
+	var reply bson.Raw
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "maxNumberOfTransactionOperationsInSingleOplogEntry", Value: 1}}).Decode(&reply); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := reply.Lookup("maxNumberOfTransactionOperationsInSingleOplogEntry").Int32OK(); !ok || n != 1 {
+		t.Fatalf("getParameter: %s", reply)
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "maxNumberOfTransactionOperationsInSingleOplogEntry", Value: 2}}).Err(); err == nil {
+		t.Fatal("setParameter changed a startup parameter")
+	}
+	coll := client.Database(testDB).Collection("coll")
+	if _, err := coll.InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	oplog := client.Database("local").Collection("oplog.rs")
+	var newest bson.Raw
+	if err := oplog.FindOne(ctx, bson.D{}, options.FindOne().SetSort(bson.D{{Key: "$natural", Value: -1}})).Decode(&newest); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if _, err := sess.WithTransaction(ctx, func(sc context.Context) (any, error) {
+		if _, err := coll.InsertOne(sc, bson.D{{Key: "x", Value: 1}}); err != nil {
+			return nil, err
+		}
+		_, err := coll.InsertOne(sc, bson.D{{Key: "x", Value: 2}})
+		return nil, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	entries := findAll(t, oplog, bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: newest.Lookup("ts")}}}, {Key: "o.applyOps", Value: bson.D{{Key: "$exists", Value: true}}}})
+	if testkv.TiKV() {
+		if len(entries) != 1 {
+			t.Fatalf("TiKV: %d entries, want the transaction's one", len(entries))
+		}
+		return
+	}
+	checkTxnChain(t, entries, []int{1, 2}, 2)
+	for i, code := range []int{31056, 31240} {
+		err := admin.RunCommand(ctx, bson.D{{Key: "applyOps", Value: bson.A{entries[i]}}}).Err()
+		if serverCode(err) != code {
+			t.Errorf("entry %d through applyOps: %v, want code %d", i, err, code)
+		}
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 3 {
+		t.Errorf("%d documents (%v), want 3", n, err)
+	}
+}
