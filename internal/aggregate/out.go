@@ -134,6 +134,9 @@ type mergeStage struct {
 	whenNotMatched string
 	letNames       []string
 	letExprs       []*expr.Expr
+	// newVar: the whenMatched pipeline sees the document as $$new
+	// without let naming it.
+	newVar bool
 }
 
 func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
@@ -151,6 +154,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "$merge requires a string or object argument, but found %s", typeName(arg))
 	}
 	var pipeline []bson.Raw
+	var let bson.Raw // nil: not given
 	haveInto, haveOn := false, false
 	var err error
 	for _, f := range fieldsOf(arg.Value) {
@@ -168,20 +172,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$merge.let' is the wrong type '%s', expected type 'object'", typeName(f.val))
 			}
-			for _, l := range fieldsOf(f.val.Value) {
-				if l.key == "new" && (l.val.Type != bson.TypeString || l.val.StringValue() != "$$ROOT") {
-					return nil, mongoerr.New(mongoerr.MergeLetRedefinesNew, "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'")
-				}
-				if err := expr.ValidateVarName(l.key); err != nil {
-					return nil, err
-				}
-				e, err := expr.Compile(l.val, p.scope)
-				if err != nil {
-					return nil, err
-				}
-				s.letNames = append(s.letNames, l.key)
-				s.letExprs = append(s.letExprs, e)
-			}
+			let = f.val.Document()
 		case "whenMatched":
 			switch f.val.Type {
 			case bson.TypeString:
@@ -229,13 +220,35 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 	if haveOn && !p.opts.Env.HasUniqueKeyIndex(s.db, s.coll, s.onPaths(), p.opts.Collator) {
 		return nil, mongoerr.New(mongoerr.MergeOnNoUniqueIndex, "Cannot find index to verify that join fields will be unique")
 	}
-	if len(s.letNames) > 0 && s.whenMatched != "pipeline" {
+	if let != nil && s.whenMatched != "pipeline" {
 		return nil, mongoerr.New(mongoerr.MergeLetWithInvalidWhenMatched, "Cannot use 'let' variables with 'whenMatched: %s' mode", s.whenMatched)
 	}
 	if s.whenMatched == "pipeline" {
+		// $$new is the document when let is not given, when it names new
+		// itself, and with whenNotMatched insert (MongoDB adds it to let,
+		// since its upsert inserts the document); otherwise it is undefined.
+		s.newVar = let == nil || s.whenNotMatched == "insert"
+		for _, l := range fieldsOf(let) {
+			if l.key == "new" && (l.val.Type != bson.TypeString || l.val.StringValue() != "$$ROOT") {
+				return nil, mongoerr.New(mongoerr.MergeLetRedefinesNew, "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'")
+			}
+			if err := expr.ValidateVarName(l.key); err != nil {
+				return nil, err
+			}
+			e, err := expr.Compile(l.val, p.scope)
+			if err != nil {
+				return nil, err
+			}
+			s.letNames = append(s.letNames, l.key)
+			s.letExprs = append(s.letExprs, e)
+		}
+		names := s.letNames
+		if s.newVar {
+			names = append([]string{"new"}, names...)
+		}
 		// An update pipeline, parsed as MongoDB's PipelineExecutor parses
 		// one: a pipeline of its own, then each stage one an update allows.
-		sp, err := p.sub(topLevel, false, p.coll, p.scope.With(append([]string{"new"}, s.letNames...)...))
+		sp, err := p.sub(topLevel, false, p.coll, p.scope.With(names...))
 		if err != nil {
 			return nil, err
 		}
@@ -563,7 +576,10 @@ func (s *mergeStage) update(doc, target bson.Raw, rt *runtime) error {
 		}
 		repl = buildDoc(fs)
 	default: // pipeline
-		vars := map[string]bson.RawValue{"new": docValue(doc)}
+		vars := make(map[string]bson.RawValue, len(s.letNames)+1)
+		if s.newVar {
+			vars["new"] = docValue(doc)
+		}
 		for i, e := range s.letExprs {
 			v, err := e.Eval(rt.ectx, doc)
 			if err != nil {
