@@ -547,9 +547,14 @@ func (b *mergeBatch) end() error {
 	switch {
 	case mongoerr.Is(err, mongoerr.DuplicateKey):
 		// MongoDB gives the error a context and keeps its keyPattern and
-		// keyValue.
+		// keyValue; with whenMatched fail, the context of a key of exactly
+		// the on fields says that the document matched.
 		e := *mongoerr.As(err)
-		e.Msg = "$merge failed due to a DuplicateKey error :: caused by :: " + e.Msg
+		context := "$merge failed due to a DuplicateKey error"
+		if b.s.whenMatched == "fail" && b.s.isOnPattern(&e) {
+			context = "$merge with whenMatched: fail found an existing document with the same values for the 'on' fields"
+		}
+		e.Msg = context + " :: caused by :: " + e.Msg
 		return &e
 	case err != nil:
 		return err
@@ -608,6 +613,27 @@ func (s *mergeStage) onPaths() []string {
 		out[i] = strings.Join(p, ".")
 	}
 	return out
+}
+
+// isOnPattern reports whether the duplicate key error e is of an index
+// whose key pattern has the on fields and no other, as MongoDB's
+// DocumentSourceMerge::flush tells a match from another unique index.
+func (s *mergeStage) isOnPattern(e *mongoerr.Error) bool {
+	for _, x := range e.Extra {
+		if pattern, ok := x.Value.(bson.Raw); ok && x.Key == "keyPattern" {
+			keys, err := pattern.Elements()
+			if err != nil || len(keys) != len(s.on) {
+				return false
+			}
+			for _, p := range s.onPaths() {
+				if _, err := pattern.LookupErr(p); err != nil {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // onID reports whether _id is one of the on fields.

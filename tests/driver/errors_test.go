@@ -236,8 +236,9 @@ func TestErrorResponses(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("aggregate: %v, want a command error", err)
 	}
-	// run_aggregate's context for an error of the executor
-	const prefix = "PlanExecutor error during aggregation :: caused by :: $merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: " + testDB + ".errresp index: _id_ dup key: { _id: 2 }"
+	// run_aggregate's context for an error of the executor; the key is of
+	// the on fields (_id), so $merge's context says the document matched
+	const prefix = "PlanExecutor error during aggregation :: caused by :: $merge with whenMatched: fail found an existing document with the same values for the 'on' fields :: caused by :: E11000 duplicate key error collection: " + testDB + ".errresp index: _id_ dup key: { _id: 2 }"
 	if ce.Message != prefix {
 		t.Errorf("message %q, want %q", ce.Message, prefix)
 	}
@@ -250,6 +251,21 @@ func TestErrorResponses(t *testing.T) {
 	var left bson.M
 	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: int32(2)}}).Decode(&left); err != nil || left["x"] != int32(0) {
 		t.Errorf("target %v (%v), want x: 0 kept", left, err)
+	}
+
+	// A key of another unique index than the on fields' keeps the general
+	// context (mode_fail_insert.js).
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "x", Value: int32(1)}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$documents", Value: bson.A{bson.D{{Key: "_id", Value: int32(2)}, {Key: "x", Value: int32(5)}}}}},
+		{{Key: "$merge", Value: bson.D{{Key: "into", Value: "errresp"}, {Key: "on", Value: "x"}, {Key: "whenMatched", Value: "fail"}}}},
+	})
+	requireCode(t, err, 11000, "DuplicateKey")
+	const other = "PlanExecutor error during aggregation :: caused by :: $merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: " + testDB + ".errresp index: _id_ dup key: { _id: 2 }"
+	if !errors.As(err, &ce) || ce.Message != other {
+		t.Errorf("message %v, want %q", err, other)
 	}
 }
 
