@@ -601,7 +601,13 @@ func (s *mergeStage) update(doc, target bson.Raw, rt *runtime) error {
 		}
 	}
 	if newID, err := repl.LookupErr("_id"); err == nil && !values.Equal(newID, id) {
-		return mongoerr.New(mongoerr.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'")
+		// A replacement is checked as a whole (ObjectReplaceExecutor), a
+		// $set or an update pipeline path by path.
+		cause := "Performing an update on the path '_id' would modify the immutable field '_id'"
+		if s.whenMatched == "replace" {
+			cause = "After applying the update, the (immutable) field '_id' was found to have been altered to " + values.ShellElement("_id", newID)
+		}
+		return mongoerr.New(mongoerr.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: %s", cause)
 	}
 	return rt.opts.Env.Replace(s.db, s.coll, id, repl)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -17,6 +19,33 @@ func TestMergeIntoSystemCollection(t *testing.T) {
 		var me *mongoerr.Error
 		if !errors.As(err, &me) || me.Code != mongoerr.MergeIntoSystemCollection {
 			t.Errorf("%s: %v, want 31319", into, err)
+		}
+	}
+}
+
+// TestMergeImmutableIDMessages: a $merge that would change a matched
+// document's _id fails with ImmutableField under $merge's context, the
+// cause as the update MongoDB runs states it: a replacement's is checked
+// whole (ObjectReplaceExecutor), a $set's and a pipeline's by path.
+func TestMergeImmutableIDMessages(t *testing.T) {
+	const context = "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: "
+	for _, tc := range []struct {
+		whenMatched any
+		cause       string
+	}{
+		{"replace", "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 5"},
+		{"merge", "Performing an update on the path '_id' would modify the immutable field '_id'"},
+		{bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "_id", Value: "$$new._id"}}}}}, "Performing an update on the path '_id' would modify the immutable field '_id'"},
+	} {
+		c := stageCase{
+			Docs:          []bson.Raw{mustMarshal(bson.D{{Key: "_id", Value: int32(5)}, {Key: "k", Value: int32(1)}})},
+			Colls:         map[string][]bson.Raw{"t": {mustMarshal(bson.D{{Key: "_id", Value: int32(1)}, {Key: "k", Value: int32(1)}})}},
+			UniqueIndexes: map[string][]bson.Raw{"t": {mustMarshal(bson.D{{Key: "k", Value: int32(1)}})}},
+			Pipeline:      []bson.Raw{mustMarshal(bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "t"}, {Key: "on", Value: "k"}, {Key: "whenMatched", Value: tc.whenMatched}}}})},
+		}
+		_, _, err := runCaseOn(c, "")
+		if e := mongoerr.As(err); e == nil || e.Code != mongoerr.ImmutableField || e.Msg != context+tc.cause {
+			t.Errorf("whenMatched %v: %v, want 66 %q", tc.whenMatched, err, context+tc.cause)
 		}
 	}
 }
