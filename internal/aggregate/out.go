@@ -15,8 +15,20 @@ import (
 	"github.com/folio-db/folio/internal/values"
 )
 
-// outBatch is how many documents $out and $merge write at a time.
+// outBatch is how many documents $out writes at a time.
 const outBatch = 1000
+
+// A batch of $merge's writes ends as MongoDB 7.0's DocumentSourceWriter
+// ends one: before a document whose write statement would take the
+// batch's statements past BSONObjMaxUserSize (16 MiB), or when it holds
+// kMaxWriteBatchSize (100,000) statements. A statement's size is estimated
+// as the document's plus what the update statement around it adds (its on
+// field query, upsert and multi flags), as MongoDB estimates it.
+const (
+	mergeBatchCount     = 100000
+	mergeBatchBytes     = 16 << 20
+	mergeStatementBytes = 64
+)
 
 // outStage is $out: the documents replace the content of the target
 // collection, atomically: they are written aside, then swapped in
@@ -374,13 +386,15 @@ func (s *mergeStage) run(in Source, rt *runtime) Source {
 			if doc == nil {
 				return nil, b.end()
 			}
-			if err := b.add(doc); err != nil {
-				return nil, err
-			}
-			if b.n == outBatch {
+			size := len(doc) + mergeStatementBytes
+			if b.n > 0 && (b.bytes+size > mergeBatchBytes || b.n >= mergeBatchCount) {
 				if err := b.end(); err != nil {
 					return nil, err
 				}
+			}
+			b.bytes += size
+			if err := b.add(doc); err != nil {
+				return nil, err
 			}
 		}
 	}}
@@ -397,9 +411,10 @@ func (s *mergeStage) run(in Source, rt *runtime) Source {
 // as MongoDB applies its batch of upserts (batch_writes.js: an update
 // freeing a unique key does not let an earlier insert of that key in).
 type mergeBatch struct {
-	s  *mergeStage
-	rt *runtime
-	n  int // documents in the batch
+	s     *mergeStage
+	rt    *runtime
+	n     int // documents in the batch
+	bytes int // their statements' estimated size
 	// inserts are the documents to insert, of the batch's positions
 	// insertAt, with their on values (onKey) in pending.
 	inserts  []bson.Raw
@@ -543,7 +558,7 @@ func (b *mergeBatch) writeInserts() {
 func (b *mergeBatch) end() error {
 	b.writeInserts()
 	err, missed := b.err, b.missed
-	b.n, b.err, b.missed = 0, nil, false
+	b.n, b.bytes, b.err, b.missed = 0, 0, nil, false
 	switch {
 	case mongoerr.Is(err, mongoerr.DuplicateKey):
 		// MongoDB gives the error a context and keeps its keyPattern and

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -46,6 +47,38 @@ func TestMergeImmutableIDMessages(t *testing.T) {
 		_, _, err := runCaseOn(c, "")
 		if e := mongoerr.As(err); e == nil || e.Code != mongoerr.ImmutableField || e.Msg != context+tc.cause {
 			t.Errorf("whenMatched %v: %v, want 66 %q", tc.whenMatched, err, context+tc.cause)
+		}
+	}
+}
+
+// TestMergeBatchBytes: $merge's batch ends where MongoDB's would, before
+// the statements pass 16 MiB (mode_merge_fail.js's unordered batch case):
+// of twenty documents of a little under 1 MiB, the first batch holds
+// sixteen, so with whenNotMatched fail and one of them unmatched, the
+// other fifteen are updated and the last four are not.
+func TestMergeBatchBytes(t *testing.T) {
+	pad := strings.Repeat("x", 1<<20-200)
+	var docs, target []bson.Raw
+	for i := range int32(20) {
+		docs = append(docs, mustMarshal(bson.D{{Key: "_id", Value: i}, {Key: "p", Value: pad}}))
+		if i != 3 {
+			target = append(target, mustMarshal(bson.D{{Key: "_id", Value: i}}))
+		}
+	}
+	c := stageCase{
+		Docs:     docs,
+		Colls:    map[string][]bson.Raw{"t": target},
+		Pipeline: []bson.Raw{mustMarshal(bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "t"}, {Key: "whenNotMatched", Value: "fail"}}}})},
+	}
+	_, env, err := runCaseOn(c, "")
+	if e := mongoerr.As(err); e == nil || e.Code != mongoerr.MergeStageNoMatchingDocument {
+		t.Fatalf("%v, want 13113", err)
+	}
+	for _, d := range env.colls["test.t"] {
+		id := d.Lookup("_id").Int32()
+		_, err := d.LookupErr("p")
+		if padded := err == nil; padded != (id < 16) {
+			t.Errorf("_id %d updated: %v, want %v", id, padded, id < 16)
 		}
 	}
 }
