@@ -572,18 +572,10 @@ type StageStats struct {
 
 // Explain runs the pipeline over src to the end for explain at
 // executionStats verbosity, discarding the output, and returns the figures
-// of src (first) and of each stage. As in MongoDB, a pipeline that writes
-// ($out, $merge) cannot be explained this way (51029): explain must not
-// write.
+// of src (first) and of each stage. Explain never writes: as MongoDB's
+// DocumentSourceWriter does under explain (since 4.4), $out and $merge
+// read their input to the end and neither check nor touch their target.
 func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
-	for i, s := range p.stages {
-		switch s.(type) {
-		case *outStage, *mergeStage:
-			name := p.specs[i].Index(0).Key()
-			return nil, mongoerr.New(mongoerr.ExplainExecutionStatsWithWriteStage,
-				"%s is not supported with explain verbosity 'executionStats' or 'allPlansExecution'", name)
-		}
-	}
 	if src == nil {
 		src = &SliceSource{}
 	}
@@ -591,7 +583,20 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 	out := Source(&statsSource{in: src, stats: &stats[0]})
 	unions := make([]*unionSource, len(p.stages)) // a $unionWith's output
 	for i, s := range p.stages {
-		run := s.run(p.rt.guard(out), p.rt)
+		var run Source
+		switch s.(type) {
+		case *outStage, *mergeStage:
+			in := p.rt.guard(out)
+			run = &lazySource{in: in, compute: func() ([]bson.Raw, error) {
+				for {
+					if doc, err := in.Next(); doc == nil || err != nil {
+						return nil, err
+					}
+				}
+			}}
+		default:
+			run = s.run(p.rt.guard(out), p.rt)
+		}
 		unions[i], _ = run.(*unionSource)
 		out = &statsSource{in: run, stats: &stats[i+1]}
 	}

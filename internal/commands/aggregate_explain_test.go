@@ -3,7 +3,6 @@ package commands_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"slices"
 	"testing"
 
@@ -144,22 +143,36 @@ func TestAggregateExplainShapes(t *testing.T) {
 	}
 }
 
-// Explain never writes: $out at queryPlanner verbosity is only described,
-// and at executionStats it is refused as MongoDB does (51029).
+// Explain never writes: $out and $merge at queryPlanner verbosity are only
+// described, and at executionStats and allPlansExecution they read their
+// input to the end and write nothing, their target not even created, as
+// MongoDB's DocumentSourceWriter does under explain since 4.4
+// (jstests/aggregation/explain_writing_aggs.js).
 func TestAggregateExplainOut(t *testing.T) {
 	db, _ := explainDB(t)
 	ctx := context.Background()
-	out := bson.A{bson.D{{Key: "$out", Value: "copy"}}}
-	runCmd(t, db, bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: out}, {Key: "explain", Value: true}})
-	err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: out}}},
-		{Key: "verbosity", Value: "executionStats"}}).Err()
-	var ce mongo.CommandError
-	if !errors.As(err, &ce) || ce.Code != 51029 {
-		t.Errorf("executionStats explain of $out: got %v, want 51029", err)
-	}
-	names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "copy"}})
-	if err != nil || len(names) != 0 {
-		t.Errorf("explain wrote $out's collection: %v %v", names, err)
+	for _, stage := range []bson.D{
+		{{Key: "$out", Value: "copy"}},
+		{{Key: "$merge", Value: bson.D{{Key: "into", Value: "copy"}, {Key: "whenMatched", Value: "fail"}}}},
+	} {
+		pipeline := bson.A{stage}
+		runCmd(t, db, bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: pipeline}, {Key: "explain", Value: true}})
+		for _, verbosity := range []string{"executionStats", "allPlansExecution"} {
+			res := runCmd(t, db, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: pipeline}}},
+				{Key: "verbosity", Value: verbosity}})
+			stages, _ := res.Lookup("stages").Array().Values()
+			last := stages[len(stages)-1].Document()
+			if last.Index(0).Key() != stage[0].Key || last.Lookup("nReturned").AsInt64() != 0 {
+				t.Errorf("%s explain of %s: stages %v", verbosity, stage[0].Key, stages)
+			}
+			if first := stages[0].Document().Lookup("$cursor", "executionStats", "nReturned"); first.AsInt64() == 0 {
+				t.Errorf("%s explain of %s read no input: %v", verbosity, stage[0].Key, stages[0])
+			}
+		}
+		names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "copy"}})
+		if err != nil || len(names) != 0 {
+			t.Errorf("explain of %s wrote its collection: %v %v", stage[0].Key, names, err)
+		}
 	}
 }
 

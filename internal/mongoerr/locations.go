@@ -144,8 +144,6 @@ const (
 	LookupSubPipelineStageNotAllowed Code = 51047
 	// UnionWithSubPipelineStageNotAllowed: a stage not allowed in a $unionWith sub-pipeline.
 	UnionWithSubPipelineStageNotAllowed Code = 31441
-	// ExplainExecutionStatsWithWriteStage: $out/$merge explained with executionStats or allPlansExecution.
-	ExplainExecutionStatsWithWriteStage Code = 51029
 )
 
 // Aggregation stages.
