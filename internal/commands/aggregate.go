@@ -413,8 +413,8 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 	if a.explain && c.raw.Lookup("writeConcern").Type != 0 {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Aggregation explain does not support the'writeConcern' option")
 	}
-	if a.opts.Coll == "" && len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
-		if a.stages[0], err = s.currentOpStage(r, a.stages[0]); err != nil {
+	if len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
+		if a.stages[0], err = s.currentOpStage(r, a.opts.Coll, a.stages[0]); err != nil {
 			return nil, err
 		}
 	}

@@ -457,17 +457,28 @@ func (s *Service) parseCurrentOpStage(r *Request, spec bson.Raw) (currentOpOptio
 	return o, nil
 }
 
-// currentOpStage turns a leading {$currentOp: {...}} stage of a
-// collection-less aggregate into the $documents stage of the operations it
-// asks for, which the rest of the pipeline then filters and shapes, as
-// mongosh's db.currentOp() does.
-func (s *Service) currentOpStage(r *Request, stage bson.Raw) (bson.Raw, error) {
-	if r.DB != "admin" {
-		return nil, mongoerr.New(mongoerr.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
-	}
-	spec, ok := stage.Lookup("$currentOp").DocumentOK()
+// currentOpStage turns a leading {$currentOp: {...}} stage of an aggregate
+// on coll (empty for {aggregate: 1}) into the $documents stage of the
+// operations it asks for, which the rest of the pipeline then filters and
+// shapes, as mongosh's db.currentOp() does. MongoDB checks the spec in two
+// passes: its lite parse refuses a spec that is not a document and a
+// non-boolean allUsers or localOps (TypeMismatch), then the stage's parse
+// refuses any namespace but admin's {aggregate: 1} (InvalidNamespace) before
+// reading the options (DocumentSourceCurrentOp::LiteParsed::parse and
+// createFromBson).
+func (s *Service) currentOpStage(r *Request, coll string, stage bson.Raw) (bson.Raw, error) {
+	v := stage.Lookup("$currentOp")
+	spec, ok := v.DocumentOK()
 	if !ok {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "$currentOp options must be specified in an object")
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "$currentOp options must be specified in an object, but found: %s", values.TypeName(v.Type))
+	}
+	for _, key := range []string{"allUsers", "localOps"} {
+		if o := spec.Lookup(key); o.Type != 0 && o.Type != bson.TypeBoolean {
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "The '%s' parameter of the $currentOp stage must be a boolean value, but found: %s", key, values.TypeName(o.Type))
+		}
+	}
+	if r.DB != "admin" || coll != "" {
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
 	}
 	o, err := s.parseCurrentOpStage(r, spec)
 	if err != nil {

@@ -290,3 +290,48 @@ func TestCurrentOpGetMoreCursor(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCurrentOpStageSpecErrors: MongoDB checks a $currentOp stage in two
+// passes, its lite parse (a spec that is not a document, a non-boolean
+// allUsers or localOps: TypeMismatch), then the stage's parse (any
+// namespace but admin's {aggregate: 1}: InvalidNamespace; another
+// non-boolean option or an unknown one: FailedToParse)
+// (document_source_current_op.cpp; sharding/aggregation_currentop.js).
+func TestCurrentOpStageSpecErrors(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	const nsMsg = "$currentOp must be run against the 'admin' database with {aggregate: 1}"
+	for _, c := range []struct {
+		db     string
+		target any
+		spec   any
+		code   int
+		name   string
+		msg    string
+	}{
+		{"admin", 1, 1, 14, "TypeMismatch", "$currentOp options must be specified in an object, but found: int"},
+		{"admin", 1, "x", 14, "TypeMismatch", "$currentOp options must be specified in an object, but found: string"},
+		{"admin", 1, bson.D{{Key: "allUsers", Value: 1}}, 14, "TypeMismatch",
+			"The 'allUsers' parameter of the $currentOp stage must be a boolean value, but found: int"},
+		{"admin", 1, bson.D{{Key: "localOps", Value: "yes"}}, 14, "TypeMismatch",
+			"The 'localOps' parameter of the $currentOp stage must be a boolean value, but found: string"},
+		// the lite parse comes before the namespace check
+		{testDB, 1, bson.D{{Key: "allUsers", Value: 1}}, 14, "TypeMismatch",
+			"The 'allUsers' parameter of the $currentOp stage must be a boolean value, but found: int"},
+		{"admin", "collname", bson.D{}, 73, "InvalidNamespace", nsMsg},
+		{testDB, "collname", bson.D{}, 73, "InvalidNamespace", nsMsg},
+		{testDB, 1, bson.D{}, 73, "InvalidNamespace", nsMsg},
+		// the namespace check comes before the options'
+		{"admin", "collname", bson.D{{Key: "idleCursors", Value: 1}}, 73, "InvalidNamespace", nsMsg},
+		{"admin", 1, bson.D{{Key: "idleCursors", Value: 1}}, 9, "FailedToParse",
+			"The 'idleCursors' parameter of the $currentOp stage must be a boolean value, but found: int"},
+		{"admin", 1, bson.D{{Key: "bogus", Value: true}}, 9, "FailedToParse", "Unrecognized option 'bogus' in $currentOp stage."},
+	} {
+		cmd := bson.D{{Key: "aggregate", Value: c.target},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$currentOp", Value: c.spec}}}}, {Key: "cursor", Value: bson.D{}}}
+		err := client.Database(c.db).RunCommand(ctx, cmd).Err()
+		t.Run(c.db+" "+bson.Raw(mustRaw(t, bson.D{{Key: "s", Value: c.spec}})).String(), func(t *testing.T) {
+			requireError(t, err, c.code, c.name, c.msg)
+		})
+	}
+}
