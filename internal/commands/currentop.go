@@ -62,6 +62,9 @@ type activeOp struct {
 	done, total int64
 	// cursor is the cursor a getMore reads (setCursor), nil for none.
 	cursor bson.D
+	// live shows the plan the operation runs (its planSummary) while it
+	// runs: its first scan's, or its cursor's.
+	live engine.LivePlan
 }
 
 // setCursor records the cursor a getMore reads, which currentOp reports
@@ -71,6 +74,9 @@ func (op *activeOp) setCursor(c cursors.IdleCursor) {
 		return
 	}
 	d := cursorReport(c)
+	if bs, ok := c.Source.(*boundSource); ok && bs.opener != nil {
+		bs.opener.stats.PublishTo(&op.live)
+	}
 	op.mu.Lock()
 	op.cursor = append(d, bson.E{Key: "operationUsingCursorId", Value: op.id})
 	op.mu.Unlock()
@@ -199,6 +205,7 @@ func (op *activeOp) bind(r *Request) {
 	if !op.deadline.IsZero() {
 		ctx = deadlineCtx{ctx, op.deadline}
 	}
+	op.stats.Publish(&op.live)
 	r.Ctx = engine.WithOpStats(ctx, &op.stats)
 	if r.view != nil {
 		r.Ctx = engine.WithReadView(r.Ctx, r.view)
@@ -270,48 +277,40 @@ var opKinds = map[string]string{
 	"find": "query", "insert": "insert", "update": "update", "delete": "remove", "getMore": "getmore",
 }
 
-// describe is op as currentOp reports it; truncate abbreviates a command
-// larger than maxReportedCommand.
-func (op *activeOp) describe(host string, truncate bool) bson.D {
+// describe is op as currentOp reports it at now, in the order of MongoDB's
+// reportCurrentOpForClient and CurOp::reportState: the client's fields,
+// then the operation's; truncate abbreviates a command larger than
+// maxReportedCommand.
+func (op *activeOp) describe(host string, truncate bool, now time.Time) bson.D {
 	kind := opKinds[op.name]
 	if kind == "" {
 		kind = "command"
 	}
-	running := time.Since(op.start)
-	d := bson.D{
-		{Key: "type", Value: "op"},
-		{Key: "host", Value: host},
-		{Key: "active", Value: true},
-		{Key: "opid", Value: op.id},
-		{Key: "secs_running", Value: int64(running.Seconds())},
-		{Key: "microsecs_running", Value: running.Microseconds()},
-		{Key: "op", Value: kind},
-		{Key: "ns", Value: op.ns},
-		{Key: "command", Value: reportedCommand(op.cmd, truncate)},
-		{Key: "waitingForLock", Value: op.awaitingFsync.Load()},
-	}
+	running := now.Sub(op.start)
+	d := bson.D{{Key: "type", Value: "op"}, {Key: "host", Value: host}}
+	d = clientReport(d, op.conn, true, now)
+	d = append(d, bson.E{Key: "opid", Value: op.id})
 	if op.ctx.Err() != nil {
 		// killed (killOp, killSessions, a disconnect, shutdown) or past
 		// its maxTimeMS, and not yet returned
 		d = append(d, bson.E{Key: "killPending", Value: true})
 	}
-	if op.conn != nil {
-		d = append(d,
-			bson.E{Key: "desc", Value: "conn" + strconv.FormatInt(op.conn.ID, 10)},
-			bson.E{Key: "connectionId", Value: op.conn.ID},
-			bson.E{Key: "client", Value: op.conn.Remote},
-		)
-		if u, ok := op.conn.userName(); ok {
-			d = append(d, bson.E{Key: "effectiveUsers", Value: bson.A{u.Doc()}})
-		}
-	}
 	if op.lsid != "" {
-		// the session it runs in, as an idle cursor's (CurOp's
-		// reportCurrentOpForClient)
+		// the session it runs in, as an idle cursor's
 		d = append(d, bson.E{Key: "lsid", Value: sessions.LSID(op.lsid)})
 	}
+	d = append(d,
+		bson.E{Key: "secs_running", Value: int64(running.Seconds())},
+		bson.E{Key: "microsecs_running", Value: running.Microseconds()},
+		bson.E{Key: "op", Value: kind},
+		bson.E{Key: "ns", Value: op.ns},
+		bson.E{Key: "command", Value: reportedCommand(op.cmd, truncate)},
+	)
+	if ps := op.live.Summary(); ps != "" {
+		// the plan it runs (a getMore: its cursor's)
+		d = append(d, bson.E{Key: "planSummary", Value: ps})
+	}
 	op.mu.Lock()
-	defer op.mu.Unlock()
 	if op.cursor != nil {
 		d = append(d, bson.E{Key: "cursor", Value: op.cursor})
 	}
@@ -320,6 +319,41 @@ func (op *activeOp) describe(host string, truncate bool) bson.D {
 			bson.E{Key: "msg", Value: op.msg},
 			bson.E{Key: "progress", Value: bson.D{{Key: "done", Value: op.done}, {Key: "total", Value: op.total}}},
 		)
+	}
+	op.mu.Unlock()
+	return append(d, bson.E{Key: "waitingForLock", Value: op.awaitingFsync.Load()})
+}
+
+// currentOpTimeLayout is how currentOp writes its time (MongoDB's
+// Date_t::toString: ISO 8601 in the server's local time).
+const currentOpTimeLayout = "2006-01-02T15:04:05.000-0700"
+
+// clientReport appends to d what currentOp reports of the connection c
+// (nil for an internal operation) running an operation or, active false,
+// none: its description, id and address, the application name and client
+// metadata of its handshake, whether it is active, the time of the
+// report, and its authenticated user (MongoDB's Client::reportState and
+// reportCurrentOpForClient).
+func clientReport(d bson.D, c *Conn, active bool, now time.Time) bson.D {
+	if c != nil {
+		d = append(d,
+			bson.E{Key: "desc", Value: "conn" + strconv.FormatInt(c.ID, 10)},
+			bson.E{Key: "connectionId", Value: c.ID},
+			bson.E{Key: "client", Value: c.Remote},
+		)
+		if m := c.metadata.Load(); m != nil {
+			if m.appName != "" {
+				d = append(d, bson.E{Key: "appName", Value: m.appName})
+			}
+			d = append(d, bson.E{Key: "clientMetadata", Value: m.doc})
+		}
+	}
+	d = append(d,
+		bson.E{Key: "active", Value: active},
+		bson.E{Key: "currentOpTime", Value: now.Local().Format(currentOpTimeLayout)},
+	)
+	if u, ok := c.userName(); ok {
+		d = append(d, bson.E{Key: "effectiveUsers", Value: bson.A{u.Doc()}})
 	}
 	return d
 }
@@ -365,11 +399,12 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 	ops := s.ops.list()
 	out := make([]bson.D, 0, len(ops))
 	busy := map[int64]bool{}
+	now := time.Now()
 	for _, op := range ops {
 		if !o.mine(op.conn) {
 			continue
 		}
-		out = append(out, op.describe(s.Host, o.truncateOps))
+		out = append(out, op.describe(s.Host, o.truncateOps, now))
 		if op.conn != nil {
 			busy[op.conn.ID] = true
 		}
@@ -377,14 +412,7 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 	if o.idleConnections {
 		for _, c := range s.conns.list() {
 			if !busy[c.ID] && o.mine(c) {
-				out = append(out, bson.D{
-					{Key: "type", Value: "op"},
-					{Key: "host", Value: s.Host},
-					{Key: "desc", Value: "conn" + strconv.FormatInt(c.ID, 10)},
-					{Key: "connectionId", Value: c.ID},
-					{Key: "client", Value: c.Remote},
-					{Key: "active", Value: false},
-				})
+				out = append(out, clientReport(bson.D{{Key: "type", Value: "op"}, {Key: "host", Value: s.Host}}, c, false, now))
 			}
 		}
 	}

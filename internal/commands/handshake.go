@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"os"
 	"runtime"
 	"slices"
@@ -309,7 +310,15 @@ func noteClient(r *Request, name string) error {
 		return err
 	}
 	r.Conn.AppName, r.Conn.Described = app, true
+	r.Conn.metadata.Store(&clientMetadata{appName: app, doc: bytes.Clone(client)})
 	return nil
+}
+
+// clientMetadata is a connection's client metadata as currentOp reports
+// it: the application name (empty for none) and the document.
+type clientMetadata struct {
+	appName string
+	doc     bson.Raw
 }
 
 // Limits of a client's metadata (MongoDB's ClientMetadata).

@@ -311,6 +311,7 @@ func (s *Service) profileStatement(r *Request, kind string, stmt bson.Raw) (done
 	}
 	saved := op.stats
 	op.stats = engine.OpStats{}
+	op.stats.Publish(&op.live)
 	start := time.Now()
 	return func(w writeCounts, err error) {
 		st := op.stats

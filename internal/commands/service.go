@@ -227,6 +227,9 @@ type Conn struct {
 	// Described is set once a hello gave the client's metadata, which
 	// MongoDB takes only once per connection.
 	Described bool
+	// metadata is the client metadata of the handshake, which currentOp
+	// reports from other goroutines; nil until a handshake gave one.
+	metadata atomic.Pointer[clientMetadata]
 	// PeerSubject is the subject of the client certificate the connection
 	// presented and the server verified, as MongoDB names X.509 users
 	// (auth.SubjectName); "" when there is none.

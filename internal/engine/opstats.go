@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -31,6 +32,60 @@ type OpStats struct {
 	plan                      *planner.Plan
 	clustered                 bool
 	count                     bool
+	// live, when set, is shown the first plan as the operation starts
+	// it (Publish).
+	live *LivePlan
+}
+
+// LivePlan shows an operation's first plan to other goroutines while the
+// operation runs, as MongoDB's CurOp holds the planSummary currentOp
+// reports of a running operation. It is set once; a reader sees the plan
+// or nothing.
+type LivePlan struct {
+	plan atomic.Pointer[planner.Plan]
+	// flags are the plan's clustered (1) and count (2) bits, stored
+	// before plan.
+	flags atomic.Uint32
+}
+
+// Summary is the planSummary of the plan l holds, empty before one.
+func (l *LivePlan) Summary() string {
+	p := l.plan.Load()
+	if p == nil {
+		return ""
+	}
+	f := l.flags.Load()
+	return p.Summary(f&1 != 0, f&2 != 0)
+}
+
+// set records p unless l holds a plan already.
+func (l *LivePlan) set(p *planner.Plan, clustered, count bool) {
+	if l == nil || p == nil || l.plan.Load() != nil {
+		return
+	}
+	var f uint32
+	if clustered {
+		f |= 1
+	}
+	if count {
+		f |= 2
+	}
+	l.flags.Store(f)
+	l.plan.Store(p)
+}
+
+// Publish makes l show the first plan of s: the one s ran already, or
+// the next it runs. The stats of a statement that replace s for a while
+// (the profiler's) report theirs when added back (Add).
+func (s *OpStats) Publish(l *LivePlan) {
+	s.live = l
+	l.set(s.plan, s.clustered, s.count)
+}
+
+// PublishTo shows s's first plan in l, when it has one: a getMore's
+// operation shows its cursor's.
+func (s *OpStats) PublishTo(l *LivePlan) {
+	l.set(s.plan, s.clustered, s.count)
 }
 
 type opStatsKey struct{}
@@ -97,6 +152,7 @@ func (s *OpStats) wrote(old, next bson.Raw, ch indexChanges) {
 func (s *OpStats) ran(c *Collection, p *planner.Plan, count bool) {
 	if s.plan == nil {
 		s.plan, s.clustered, s.count = p, c.Clustered(), count
+		s.live.set(p, s.clustered, count)
 	}
 	if p.Or == nil {
 		c.used(p)
@@ -138,6 +194,7 @@ func (s *OpStats) Add(o OpStats) {
 	s.Inserted, s.Deleted = s.Inserted || o.Inserted, s.Deleted || o.Deleted
 	if s.plan == nil {
 		s.plan, s.clustered, s.count = o.plan, o.clustered, o.count
+		s.live.set(s.plan, s.clustered, s.count)
 	}
 }
 

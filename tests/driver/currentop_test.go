@@ -335,3 +335,95 @@ func TestCurrentOpStageSpecErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCurrentOpReportsClientAndPlan: an operation's report carries, in the
+// order of MongoDB's reportCurrentOpForClient and CurOp::reportState, its
+// client's application name and handshake metadata, the time of the
+// report, and the plan it runs (planSummary) while it runs; an idle
+// connection ($all) carries the client's fields too.
+// (core/administrative/current_op/currentop_find.js, the currentOp output
+// fields of the manual.)
+// https://www.mongodb.com/docs/v7.0/reference/command/currentOp/#output-fields
+func TestCurrentOpReportsClientAndPlan(t *testing.T) {
+	client, in := startBounded(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("slow")
+	seedSlow(t, coll)
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "g", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	app := dial(t, in, options.Client().SetAppName("opctx-app"))
+	const comment = "report-client-plan"
+	errc := make(chan error, 1)
+	go func() {
+		filter := bson.D{{Key: "g", Value: bson.D{{Key: "$gte", Value: 0}}}, {Key: "$expr", Value: slowExpr()}}
+		cur, err := app.Database(testDB).Collection("slow").Find(ctx, filter,
+			options.Find().SetComment(comment).SetHint(bson.D{{Key: "g", Value: 1}}).SetBatchSize(slowDocs))
+		if err == nil {
+			err = cur.Close(ctx)
+		}
+		errc <- err
+	}()
+	opid := awaitOp(t, client, comment)
+	// the plan shows once the find has chosen it
+	var op bson.Raw
+	before := time.Now()
+	for deadline := time.Now().Add(10 * time.Second); op == nil; {
+		ops := currentOps(t, client, comment)
+		if len(ops) != 1 {
+			t.Fatalf("currentOp: %v, want the find", ops)
+		}
+		if ops[0].Lookup("planSummary").Type != 0 || time.Now().After(deadline) {
+			op = ops[0]
+		}
+	}
+	want := []string{"type", "host", "desc", "connectionId", "client", "appName", "clientMetadata", "active", "currentOpTime"}
+	if testAuth() && in.AuthEnabled() {
+		want = append(want, "effectiveUsers")
+	}
+	want = append(want, "opid", "lsid", "secs_running", "microsecs_running", "op", "ns", "command", "planSummary", "waitingForLock")
+	var keys []string
+	elems, _ := op.Elements()
+	for _, e := range elems {
+		keys = append(keys, e.Key())
+	}
+	if strings.Join(keys, ",") != strings.Join(want, ",") {
+		t.Errorf("fields %v, want %v", keys, want)
+	}
+	if got, _ := op.Lookup("appName").StringValueOK(); got != "opctx-app" {
+		t.Errorf("appName %q", got)
+	}
+	if got, _ := op.Lookup("clientMetadata", "application", "name").StringValueOK(); got != "opctx-app" {
+		t.Errorf("clientMetadata %v, want the handshake's", op.Lookup("clientMetadata"))
+	}
+	if _, ok := op.Lookup("clientMetadata", "driver", "name").StringValueOK(); !ok {
+		t.Errorf("clientMetadata %v, want the handshake's driver", op.Lookup("clientMetadata"))
+	}
+	opTime, _ := op.Lookup("currentOpTime").StringValueOK()
+	at, err := time.Parse("2006-01-02T15:04:05.000-0700", opTime)
+	if err != nil || at.Before(before.Add(-time.Minute)) || at.After(time.Now().Add(time.Minute)) {
+		t.Errorf("currentOpTime %v: %v %v", op.Lookup("currentOpTime"), at, err)
+	}
+	if got, _ := op.Lookup("planSummary").StringValueOK(); got != "IXSCAN { g: 1 }" {
+		t.Errorf("planSummary %q, want IXSCAN { g: 1 }", got)
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: opid}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; serverCode(err) != 11601 {
+		t.Fatalf("killed find: %v", err)
+	}
+	var idle struct{ Inprog []bson.Raw }
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "currentOp", Value: 1}, {Key: "$all", Value: true},
+		{Key: "active", Value: false}, {Key: "appName", Value: "opctx-app"}}).Decode(&idle); err != nil {
+		t.Fatal(err)
+	}
+	if len(idle.Inprog) == 0 {
+		t.Fatal("no idle connection of opctx-app")
+	}
+	for _, d := range idle.Inprog {
+		if name, _ := d.Lookup("clientMetadata", "application", "name").StringValueOK(); name != "opctx-app" || d.Lookup("currentOpTime").Type != bson.TypeString {
+			t.Errorf("idle connection %v, want its client metadata and the time", d)
+		}
+	}
+}
