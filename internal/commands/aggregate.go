@@ -373,6 +373,10 @@ type aggregateArgs struct {
 	// view is the view the pipeline was run on (opts.Coll is then the
 	// collection under it, and stages begin with the views' pipelines).
 	view string
+	// currentOp is the leading $currentOp stage as explain shows it
+	// (currentOpExplained), nil for none: stages[0] holds the operations
+	// it listed.
+	currentOp bson.D
 }
 
 // parseAggregate reads the aggregate command c of r (on its own, or inside
@@ -414,9 +418,11 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Aggregation explain does not support the'writeConcern' option")
 	}
 	if len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
-		if a.stages[0], err = s.currentOpStage(r, a.opts.Coll, a.stages[0]); err != nil {
+		stage := a.stages[0]
+		if a.stages[0], err = s.currentOpStage(r, a.opts.Coll, stage); err != nil {
 			return nil, err
 		}
+		a.currentOp = currentOpExplained(stage)
 	}
 	if len(a.stages) > 0 {
 		stage, ok, err := s.sessionsStage(r, a.opts.Coll, a.stages[0])

@@ -62,6 +62,10 @@ func explainAggregate(s *Service, r *Request, a *aggregateArgs, v engine.Verbosi
 		el := spec.Index(0)
 		stages = append(stages, bson.D{{Key: el.Key(), Value: el.Value()}})
 	}
+	if a.currentOp != nil && len(stages) > first {
+		// the $currentOp stage, not the operations it listed
+		stages[first][0] = bson.E{Key: "$currentOp", Value: a.currentOp}
+	}
 	var stats []aggregate.StageStats
 	if v >= engine.ExecutionStats {
 		var src aggregate.Source

@@ -519,6 +519,25 @@ func (s *Service) currentOpStage(r *Request, coll string, stage bson.Raw) (bson.
 	return marshal(bson.D{{Key: "$documents", Value: bson.D{{Key: "$literal", Value: ops}}}}), nil
 }
 
+// currentOpExplained is the spec of a valid $currentOp stage as MongoDB's
+// DocumentSourceCurrentOp::serialize writes it: only the options that
+// differ from their defaults (idleSessions false, the others true), in
+// its order.
+func currentOpExplained(stage bson.Raw) bson.D {
+	spec := stage.Lookup("$currentOp").Document()
+	out := bson.D{}
+	for _, o := range []struct {
+		name string
+		def  bool
+	}{{"idleConnections", false}, {"idleSessions", true}, {"allUsers", false}, {"localOps", false},
+		{"truncateOps", false}, {"idleCursors", false}, {"backtrace", false}} {
+		if v, ok := spec.Lookup(o.name).BooleanOK(); ok && v != o.def {
+			out = append(out, bson.E{Key: o.name, Value: v})
+		}
+	}
+	return out
+}
+
 // currentOpSpec declares currentOp's own fields; every other field
 // filters the operations, as a query on their descriptions (idleConnections
 // and idleSessions included, as in MongoDB's command).

@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -424,6 +425,41 @@ func TestCurrentOpReportsClientAndPlan(t *testing.T) {
 	for _, d := range idle.Inprog {
 		if name, _ := d.Lookup("clientMetadata", "application", "name").StringValueOK(); name != "opctx-app" || d.Lookup("currentOpTime").Type != bson.TypeString {
 			t.Errorf("idle connection %v, want its client metadata and the time", d)
+		}
+	}
+}
+
+// TestCurrentOpStageExplained: explain shows a $currentOp stage as
+// MongoDB's serialize writes it, only the options set away from their
+// defaults, not the operations it listed
+// (sharding/aggregation_currentop.js).
+func TestCurrentOpStageExplained(t *testing.T) {
+	client, _ := startServer(t)
+	for _, c := range []struct{ spec, want string }{
+		{`{"idleConnections": true, "allUsers": false}`, `{"idleConnections": true}`},
+		{`{}`, `{}`},
+		{`{"idleCursors": true, "idleSessions": false, "truncateOps": true, "allUsers": true, "localOps": true, "idleConnections": false}`,
+			`{"idleSessions": false, "allUsers": true, "localOps": true, "truncateOps": true, "idleCursors": true}`},
+	} {
+		var spec bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(c.spec), false, &spec); err != nil {
+			t.Fatal(err)
+		}
+		out, err := client.Database("admin").RunCommand(context.Background(), bson.D{{Key: "aggregate", Value: 1},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$currentOp", Value: spec}}, bson.D{{Key: "$match", Value: bson.D{{Key: "desc", Value: "test"}}}}}},
+			{Key: "explain", Value: true}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(`{"$currentOp": `+c.want+`}`), false, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := out.Lookup("stages", "0").DocumentOK(); !bytes.Equal(got, want) {
+			t.Errorf("%s: first stage %s, want %s", c.spec, got, want)
+		}
+		if name, _ := out.Lookup("stages", "1").Document().IndexErr(0); name.Key() != "$match" {
+			t.Errorf("%s: stages %s", c.spec, out.Lookup("stages"))
 		}
 	}
 }
