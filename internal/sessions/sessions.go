@@ -63,8 +63,10 @@ type Session struct {
 	// with when it begins: the member's step downs so far, so that a
 	// transaction open across one is aborted at its next command.
 	TxnEpoch int64
-	// txnActive is when the transaction last ran a command.
-	txnActive time.Time
+	// txnActive is when the transaction last ran a command; txnStart
+	// when it began (the start of the command that began it), from which
+	// its lifetime runs.
+	txnActive, txnStart time.Time
 	// executed are the results of the statements of TxnNumber whose
 	// writes committed, as runs in statement id order.
 	executed []run
@@ -100,6 +102,7 @@ type TxnCounters struct {
 // read concern level readConcern.
 func (s *Session) Begin(txn *engine.Txn, readConcern string) {
 	s.Txn, s.State, s.TxnReadConcern = txn, TxnInProgress, readConcern
+	s.txnStart = s.txnActive
 	if s.counts != nil {
 		s.counts.Started.Add(1)
 	}
@@ -316,10 +319,13 @@ func (r *Registry) AbortIdle() {
 	}
 }
 
-// Reap aborts transactions idle for longer than the transaction lifetime
-// and forgets sessions idle for longer than timeout, deleting their
-// records, as MongoDB expires config.transactions entries with their
-// sessions. Sessions busy with a command are left alone.
+// Reap aborts the transactions begun longer than the transaction lifetime
+// ago, active or not, as MongoDB expires a transaction at its start plus
+// transactionLifetimeLimitSeconds (TransactionParticipant's
+// transactionExpireDate), and forgets sessions idle for longer than
+// timeout, deleting their records, as MongoDB expires config.transactions
+// entries with their sessions. Sessions busy with a command are left
+// alone until it returns.
 func (r *Registry) Reap(now time.Time, timeout time.Duration) {
 	r.ReapPasses.Add(1)
 	lifetime := r.TxnLifetime()
@@ -327,7 +333,7 @@ func (r *Registry) Reap(now time.Time, timeout time.Duration) {
 		if !s.mu.TryLock() {
 			continue
 		}
-		if s.State == TxnInProgress && now.Sub(s.txnActive) > lifetime {
+		if s.State == TxnInProgress && now.Sub(s.txnStart) > lifetime {
 			r.endTxn(s)
 		}
 		if now.Sub(s.lastUse) > timeout {

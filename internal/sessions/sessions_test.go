@@ -7,9 +7,10 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 )
 
-// TestReap checks that a transaction idle past transactionLifetimeLimit is
-// aborted (and its cursors closed through OnEnd), a busy one is not, and an
-// idle session past the session timeout is forgotten.
+// TestReap checks that a transaction begun longer than
+// transactionLifetimeLimit ago is aborted (and its cursors closed through
+// OnEnd), though it ran a command since, that one a command runs in is
+// not, and an idle session past the session timeout is forgotten.
 func TestReap(t *testing.T) {
 	e, err := engine.Open(memStore(t), engine.Options{})
 	if err != nil {
@@ -27,7 +28,8 @@ func TestReap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.TxnNumber, s.Txn, s.State = 1, txn, TxnInProgress
+		s.TxnNumber = 1
+		s.Begin(txn, "")
 		s.Unlock()
 		return s
 	}
@@ -37,6 +39,9 @@ func TestReap(t *testing.T) {
 	if idle.State != TxnInProgress {
 		t.Fatal("a transaction within its lifetime was aborted")
 	}
+	// a command late in its lifetime does not extend it
+	idle.Lock(start.Add(TxnLifetime - time.Second))
+	idle.Unlock()
 	r.Reap(start.Add(TxnLifetime+time.Second), DefaultTimeout)
 	if idle.State != TxnAborted || len(ended) != 1 {
 		t.Fatalf("idle transaction: state %v, %d ended", idle.State, len(ended))
