@@ -358,6 +358,43 @@ func clientReport(d bson.D, c *Conn, active bool, now time.Time) bson.D {
 	return d
 }
 
+// idleSessionReport is an open transaction no command runs in as
+// currentOp reports it (TransactionParticipant::reportStashedState): the
+// client of its last command, its lsid, and its statistics as
+// SingleTransactionStats::report writes them (parameters with the read
+// concern it began with when one was given, its read timestamp, its start and expiry in
+// local time, how long it has been open, active and inactive).
+func idleSessionReport(host string, t sessions.IdleTxn) bson.D {
+	d := bson.D{{Key: "type", Value: "idleSession"}, {Key: "host", Value: host}, {Key: "desc", Value: "inactive transaction"}}
+	if c, ok := t.Client.(*Conn); ok {
+		d = append(d,
+			bson.E{Key: "client", Value: c.Remote},
+			bson.E{Key: "connectionId", Value: c.ID},
+		)
+		if m := c.metadata.Load(); m != nil {
+			d = append(d, bson.E{Key: "appName", Value: m.appName}, bson.E{Key: "clientMetadata", Value: m.doc})
+		}
+	}
+	params := bson.D{{Key: "txnNumber", Value: t.TxnNumber}, {Key: "autocommit", Value: false}}
+	if t.ReadConcern != "" {
+		params = append(params, bson.E{Key: "readConcern", Value: bson.D{{Key: "level", Value: t.ReadConcern}}})
+	}
+	return append(d,
+		bson.E{Key: "lsid", Value: sessions.LSID(t.ID)},
+		bson.E{Key: "transaction", Value: bson.D{
+			{Key: "parameters", Value: params},
+			{Key: "readTimestamp", Value: t.ReadTime.Timestamp()},
+			{Key: "startWallClockTime", Value: t.Start.Local().Format(currentOpTimeLayout)},
+			{Key: "timeOpenMicros", Value: t.Open.Microseconds()},
+			{Key: "timeActiveMicros", Value: t.Active.Microseconds()},
+			{Key: "timeInactiveMicros", Value: t.Open.Microseconds() - t.Active.Microseconds()},
+			{Key: "expiryTime", Value: t.Expiry.Local().Format(currentOpTimeLayout)},
+		}},
+		bson.E{Key: "waitingForLock", Value: false},
+		bson.E{Key: "active", Value: false},
+	)
+}
+
 // currentOpOptions are what a currentOp lists besides the running
 // operations: connections running none (idleConnections), open
 // transactions no command runs in (idleSessions), cursors between
@@ -417,18 +454,8 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 		}
 	}
 	if o.idleSessions && s.Sessions != nil {
-		for _, t := range s.Sessions.IdleTransactions(time.Now()) {
-			out = append(out, bson.D{
-				{Key: "type", Value: "idleSession"},
-				{Key: "host", Value: s.Host},
-				{Key: "desc", Value: "inactive transaction"},
-				{Key: "lsid", Value: sessions.LSID(t.ID)},
-				{Key: "transaction", Value: bson.D{
-					{Key: "parameters", Value: bson.D{{Key: "txnNumber", Value: t.TxnNumber}, {Key: "autocommit", Value: false}}},
-					{Key: "timeInactiveMicros", Value: t.Inactive.Microseconds()},
-				}},
-				{Key: "active", Value: false},
-			})
+		for _, t := range s.Sessions.IdleTransactions(now) {
+			out = append(out, idleSessionReport(s.Host, t))
 		}
 	}
 	if o.idleCursors {

@@ -309,7 +309,7 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 			return nil, err
 		}
 		sess.Begin(txn, r.Args.ReadConcern.Level)
-		sess.TxnAPI = r.Args.API
+		sess.TxnAPI, sess.TxnReadTime = r.Args.API, r.readTime
 		sess.TxnEpoch = s.topo.downs.Load()
 	} else {
 		if sess.State == sessions.TxnInProgress && sess.TxnEpoch != s.topo.downs.Load() {
@@ -321,6 +321,9 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 		}
 	}
 	r.Txn = sess.Txn
+	if r.Conn != nil {
+		sess.TxnClient = r.Conn // for currentOp's report of it idle
+	}
 	s.Sessions.Txns.Active.Add(1)
 	defer s.Sessions.Txns.Active.Add(-1)
 	var reply bson.Raw

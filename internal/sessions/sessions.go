@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/folio-db/folio/internal/apiparams"
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/storage"
 )
@@ -67,6 +68,15 @@ type Session struct {
 	// when it began (the start of the command that began it), from which
 	// its lifetime runs.
 	txnActive, txnStart time.Time
+	// txnBusy is how long the open transaction's commands have run, up
+	// to the last one's end.
+	txnBusy time.Duration
+	// TxnReadTime is the cluster time the open transaction reads at (the
+	// commands layer sets it as it begins one), TxnClient what that layer
+	// notes of the client that ran its last command: what currentOp
+	// reports of the transaction while no command runs in it.
+	TxnReadTime clock.Time
+	TxnClient   any
 	// executed are the results of the statements of TxnNumber whose
 	// writes committed, as runs in statement id order.
 	executed []run
@@ -102,7 +112,7 @@ type TxnCounters struct {
 // read concern level readConcern.
 func (s *Session) Begin(txn *engine.Txn, readConcern string) {
 	s.Txn, s.State, s.TxnReadConcern = txn, TxnInProgress, readConcern
-	s.txnStart = s.txnActive
+	s.txnStart, s.txnBusy = s.txnActive, 0
 	if s.counts != nil {
 		s.counts.Started.Add(1)
 	}
@@ -133,8 +143,14 @@ func (s *Session) Lock(now time.Time) {
 	s.seen.lastUse.Store(now.UnixMilli())
 }
 
-// Unlock releases the session.
-func (s *Session) Unlock() { s.mu.Unlock() }
+// Unlock releases the session, counting the command's time as the open
+// transaction's active time.
+func (s *Session) Unlock() {
+	if s.State == TxnInProgress {
+		s.txnBusy += time.Since(s.txnActive)
+	}
+	s.mu.Unlock()
+}
 
 // EndTxn aborts the session's open transaction, if any.
 func (s *Session) EndTxn() {

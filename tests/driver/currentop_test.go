@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
 )
 
 // TestCurrentOpIdle: currentOp's $all adds the connections running
@@ -461,5 +462,82 @@ func TestCurrentOpStageExplained(t *testing.T) {
 		if name, _ := out.Lookup("stages", "1").Document().IndexErr(0); name.Key() != "$match" {
 			t.Errorf("%s: stages %s", c.spec, out.Lookup("stages"))
 		}
+	}
+}
+
+// TestCurrentOpIdleSessionReport: an open transaction no command runs in
+// is reported as MongoDB's reportStashedState does: the client of its
+// last command, its lsid, and its statistics (parameters with the read
+// concern it began with, the read timestamp, its start and expiry —
+// transactionLifetimeLimitSeconds after the start — and how long it has
+// been open, active and inactive), in that order
+// (sharding/aggregation_currentop.js).
+func TestCurrentOpIdleSessionReport(t *testing.T) {
+	in := startInstance(t, replSetConfig())
+	client := dial(t, in, options.Client().SetAppName("txn-app"))
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("idle")
+	res, err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "insert", Value: "idle"}, {Key: "documents", Value: bson.A{bson.D{}}}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := res.Lookup("operationTime")
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if err := sess.StartTransaction(options.Transaction().SetReadConcern(readconcern.Snapshot())); err != nil {
+		t.Fatal(err)
+	}
+	sctx := mongo.NewSessionContext(ctx, sess)
+	if _, err := coll.InsertOne(sctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	defer sess.AbortTransaction(ctx)
+	cur, err := client.Database("admin").Aggregate(ctx, bson.A{bson.D{{Key: "$currentOp", Value: bson.D{}}},
+		bson.D{{Key: "$match", Value: bson.D{{Key: "type", Value: "idleSession"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	if err := cur.All(ctx, &docs); err != nil || len(docs) != 1 {
+		t.Fatalf("idle sessions %v %v, want the transaction", docs, err)
+	}
+	d := docs[0]
+	keys := func(doc bson.Raw) string {
+		var out []string
+		elems, _ := doc.Elements()
+		for _, e := range elems {
+			out = append(out, e.Key())
+		}
+		return strings.Join(out, " ")
+	}
+	if got := keys(d); got != "type host desc client connectionId appName clientMetadata lsid transaction waitingForLock active" {
+		t.Errorf("fields %q", got)
+	}
+	if app, _ := d.Lookup("appName").StringValueOK(); app != "txn-app" {
+		t.Errorf("appName %v", d.Lookup("appName"))
+	}
+	txn := d.Lookup("transaction").Document()
+	if got := keys(txn); got != "parameters readTimestamp startWallClockTime timeOpenMicros timeActiveMicros timeInactiveMicros expiryTime" {
+		t.Errorf("transaction fields %q", got)
+	}
+	if got := txn.Lookup("parameters").String(); got != `{"txnNumber": {"$numberLong":"1"},"autocommit": false,"readConcern": {"level": "snapshot"}}` {
+		t.Errorf("parameters %s", got)
+	}
+	bt, bi := before.Timestamp()
+	if rt, ri := txn.Lookup("readTimestamp").Timestamp(); rt < bt || rt == bt && ri < bi {
+		t.Errorf("readTimestamp %v before the insert's operationTime %v", txn.Lookup("readTimestamp"), before)
+	}
+	const layout = "2006-01-02T15:04:05.000-0700"
+	start, err1 := time.Parse(layout, txn.Lookup("startWallClockTime").StringValue())
+	expiry, err2 := time.Parse(layout, txn.Lookup("expiryTime").StringValue())
+	if err1 != nil || err2 != nil || expiry.Sub(start) != time.Minute || time.Since(start) > time.Minute {
+		t.Errorf("start %v, expiry %v (%v %v), want a minute apart", start, expiry, err1, err2)
+	}
+	open, active, inactive := txn.Lookup("timeOpenMicros").Int64(), txn.Lookup("timeActiveMicros").Int64(), txn.Lookup("timeInactiveMicros").Int64()
+	if active <= 0 || inactive <= 0 || open != active+inactive {
+		t.Errorf("open %d, active %d, inactive %d", open, active, inactive)
 	}
 }
