@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
 )
@@ -310,7 +312,9 @@ func oplogEnd(t *testing.T, e *Engine) uint64 {
 // on as its command and its argument: for a build's entries, the names of
 // its indexes and, for an abort, its cause's code, codeName and errmsg. A
 // commit's or an abort's indexBuildUUID must be the one of a
-// startIndexBuild before it naming the same indexes.
+// startIndexBuild before it naming the same indexes. The commands of an
+// applyOps entry (one commit's several entries on a store that stamps a
+// commit once, TiKV) are shown one by one.
 func commandsLogged(t *testing.T, e *Engine, from uint64) []string {
 	t.Helper()
 	if e.oplog == nil {
@@ -321,15 +325,22 @@ func commandsLogged(t *testing.T, e *Engine, from uint64) []string {
 	}
 	var out []string
 	started := map[string]string{} // indexBuildUUID: names
-	if err := e.ReadOplog(from, ^uint64(0), func(_ uint64, s oplog.Stored) (bool, error) {
-		ent := s.Entry()
+	var show func(ent bson.Raw)
+	show = func(ent bson.Raw) {
 		if ent.Lookup("op").StringValue() != "c" {
-			return true, nil
+			return
 		}
 		o := ent.Lookup("o").Document()
 		first, err := o.IndexErr(0)
 		if err != nil {
-			return false, err
+			t.Fatal(err)
+		}
+		if ops, ok := o.Lookup("applyOps").ArrayOK(); ok {
+			vals, _ := ops.Values()
+			for _, v := range vals {
+				show(v.Document())
+			}
+			return
 		}
 		row := first.Key()
 		if name, ok := first.Value().StringValueOK(); ok {
@@ -354,6 +365,9 @@ func commandsLogged(t *testing.T, e *Engine, from uint64) []string {
 			row = first.Key() + " " + idx
 		}
 		out = append(out, row)
+	}
+	if err := e.ReadOplog(from, ^uint64(0), func(_ uint64, s oplog.Stored) (bool, error) {
+		show(s.Entry())
 		return true, nil
 	}); err != nil {
 		t.Fatal(err)
