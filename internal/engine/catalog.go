@@ -770,6 +770,9 @@ func (e *Engine) dropLocked(colls []*Collection, dbDropped string) (uint64, erro
 			}
 		}
 		for _, c := range live {
+			if len(c.Building()) == 0 {
+				continue
+			}
 			cause := mongoerr.New(mongoerr.IndexBuildAborted, "dropDatabase command")
 			if dbDropped == "" {
 				cause = mongoerr.New(mongoerr.IndexBuildAborted, "Collection %s.%s(%s) is being dropped", c.DB, c.Name, uuidString(c.UUID))

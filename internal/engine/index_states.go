@@ -145,14 +145,16 @@ var errStateChanged = errors.New("index changed state")
 // one catalog change, then waits until every live frontend loaded it. A
 // build that turns public is logged as createIndexes, one entry an index,
 // unless b (a build's, else nil) found documents when the build's indexes
-// turned write-only: then that change logged its startIndexBuild and this
-// one logs its commitIndexBuild (see indexBuild). A drop that leaves
+// turned write-only: then that change logged its startIndexBuild and kept
+// the build's uuid on them, and this one logs its commitIndexBuild (see
+// indexBuild). A drop that leaves
 // public is logged as dropIndexes, one entry an index. It returns the
 // state the indexes are stored in: to once the change committed, even if
 // the wait then fails.
 func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState, b *indexBuild) (indexState, error) {
 	var moved []bson.Raw
 	var seen []uint32
+	var committed [16]byte // the two-phase build turning public
 	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		for _, id := range ids {
 			if uint32(si.ID) == id {
@@ -161,6 +163,7 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState, b
 				}
 				si.State, si.Builder = to, e.frontendID
 				if to == statePublic {
+					committed = si.buildUUID()
 					si.Builder, si.BuildUUID = "", nil
 				}
 				if to != stateWriteOnly || from == statePublic {
@@ -171,29 +174,23 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState, b
 		}
 		return true, nil
 	}, nil, nil, func(tx storage.Txn, cur *Collection, ent *catalogEntry) error {
-		defer func() { moved, seen = moved[:0], seen[:0] }()
+		defer func() { moved, seen, committed = moved[:0], seen[:0], [16]byte{} }()
 		if id, gone := unseen(ids, seen); gone {
 			return stateChanged(c, id)
 		}
-		if b != nil {
-			switch {
-			case to == stateWriteOnly:
-				empty, err := collectionEmpty(tx, cur)
-				if err != nil {
-					return err
-				}
-				if b.twoPhase = !empty; !b.twoPhase {
-					return nil
-				}
-				for i := range ent.Indexes {
-					if slices.Contains(ids, uint32(ent.Indexes[i].ID)) {
-						ent.Indexes[i].BuildUUID = b.uuid[:]
-					}
-				}
-				return e.logIndexBuild(tx, cur, "startIndexBuild", b.uuid, moved, nil)
-			case to == statePublic && b.twoPhase:
-				return e.logIndexBuild(tx, cur, "commitIndexBuild", b.uuid, moved, nil)
+		switch {
+		case b != nil && to == stateWriteOnly:
+			if empty, err := collectionEmpty(tx, cur); err != nil || empty {
+				return err
 			}
+			for i := range ent.Indexes {
+				if slices.Contains(ids, uint32(ent.Indexes[i].ID)) {
+					ent.Indexes[i].BuildUUID = b.uuid[:]
+				}
+			}
+			return e.logIndexBuild(tx, cur, "startIndexBuild", b.uuid, moved, nil)
+		case b != nil && to == statePublic && committed != [16]byte{}:
+			return e.logIndexBuild(tx, cur, "commitIndexBuild", committed, moved, nil)
 		}
 		for _, spec := range moved {
 			var err error
@@ -363,8 +360,7 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 // dropIndexes, a drop or the retirement of an abandoned build, logs its
 // abortIndexBuild (onAbortIndexBuild).
 type indexBuild struct {
-	uuid     [16]byte
-	twoPhase bool
+	uuid [16]byte
 }
 
 // errDropped stops a backfill whose collection was dropped.
