@@ -27,6 +27,26 @@ func commits(r *Request, name string) bool {
 	return true
 }
 
+// notesWriteTime are the commands whose every write is a document write
+// whose commit the engine notes under the operation's context
+// (engine.OpStats.OpTime), an implicit create before it aside.
+var notesWriteTime = map[string]bool{"insert": true, "update": true, "delete": true,
+	"findAndModify": true, "findandmodify": true, "commitTransaction": true}
+
+// writeTime is the operationTime of a command that commits, once it ran:
+// as MongoDB's (the client's lastOp), the time of the last oplog entry its
+// writes made, so that a change stream started at it sees them, when the
+// engine noted it; else, for a write that logged nothing or a command whose
+// writes the engine does not note (DDL, $out's rename), a new time, past
+// every write before it.
+func (s *Service) writeTime(op *activeOp, name string) clock.Time {
+	if t := clock.Time(op.stats.OpTime); t != 0 && notesWriteTime[name] {
+		s.Clock.Advance(t) // TiKV's clock learns of a commit's time only so
+		return t
+	}
+	return s.Clock.Tick()
+}
+
 // hasOutputStage reports whether an aggregate's pipeline ends in $out or
 // $merge.
 func hasOutputStage(c *cmdArgs) bool {

@@ -28,7 +28,14 @@ func newTestService(tb testing.TB) *Service {
 // newServiceOnStore is newTestService, also returning its store.
 func newServiceOnStore(tb testing.TB) (*Service, storage.KV) {
 	tb.Helper()
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true, Uncached: []byte{sessions.KeySpace}})
+	return newServiceWithClock(tb, clock.New(nil))
+}
+
+// newServiceWithClock is newServiceOnStore with c the cluster clock of
+// the service and of its store, as the instance shares the store's.
+func newServiceWithClock(tb testing.TB, c *clock.Clock) (*Service, storage.KV) {
+	tb.Helper()
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true, Uncached: []byte{sessions.KeySpace}, Clock: c})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -41,7 +48,7 @@ func newServiceOnStore(tb testing.TB) (*Service, storage.KV) {
 	return &Service{
 		Engine:  eng,
 		Cursors: cursors.NewRegistry(time.Minute),
-		Clock:   clock.New(nil),
+		Clock:   c,
 		Recent:  logring.New(16),
 		Started: time.Now(),
 	}, kv

@@ -13,10 +13,9 @@ import (
 // newReplSetService is a test Service reporting itself as a one-member
 // replica set, whose clock starts at wall.
 func newReplSetService(t *testing.T, wall time.Time) *Service {
-	s := newTestService(t)
+	s, _ := newServiceWithClock(t, clock.New(func() time.Time { return wall }))
 	s.ReplSetName = "folio"
 	s.Sessions = sessions.NewRegistry()
-	s.Clock = clock.New(func() time.Time { return wall })
 	return s
 }
 
@@ -49,7 +48,9 @@ func code(reply bson.Raw) int32 {
 // https://www.mongodb.com/docs/v7.0/reference/stable-api/.
 func TestGenericArguments(t *testing.T) {
 	wall := time.Unix(1_700_000_000, 0)
-	now := bson.Timestamp{T: uint32(wall.Unix()), I: 0}
+	// now is the present of a fresh service, whose store's opening may
+	// have ticked the clock.
+	now := newReplSetService(t, wall).Clock.Now().Timestamp()
 	future := bson.Timestamp{T: uint32(wall.Unix()) + 100, I: 1}
 	farFuture := bson.Timestamp{T: uint32(time.Now().Unix()) + 2*maxClockDriftSecs, I: 1} // against the real wall clock
 	sig := bson.D{{Key: "hash", Value: bson.Binary{Data: make([]byte, 20)}}, {Key: "keyId", Value: int64(0)}}

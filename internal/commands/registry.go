@@ -281,7 +281,7 @@ func (s *Service) run(r *Request, name string, c command, known bool) (bson.Raw,
 		s.Access.changed()
 	}
 	if commits(r, name) {
-		r.writeTime = s.Clock.Tick()
+		r.writeTime = s.writeTime(op, name)
 	}
 	r.waitedForWriteConcern = s.ReplSetName != "" && waitsForWriteConcern(r, name)
 	if err != nil {

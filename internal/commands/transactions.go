@@ -454,7 +454,7 @@ func commitTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, nil // a retried commit
 	}
 	s.Cursors.KillOwned(r.Txn)
-	err := r.Txn.CommitRecorded(sess.RecordCommit())
+	err := r.Txn.CommitRecorded(r.Ctx, sess.RecordCommit())
 	sess.Committed(err == nil)
 	if err != nil && mongoerr.As(err).Code == mongoerr.WriteConflict {
 		s.Sessions.Txns.Conflicts.Add(1)

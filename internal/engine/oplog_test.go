@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -228,7 +229,7 @@ func TestTxnOplogChain(t *testing.T) {
 		if _, err := e.Delete("test", "c", ext(t, `{"_id": "p"}`), 1, bson.RawValue{}, WriteOptions{Txn: txn}); err != nil {
 			t.Fatal(err)
 		}
-		if err := txn.CommitRecorded(testRecorder{lsid: lsid, txnNumber: 7}); err != nil {
+		if err := txn.CommitRecorded(context.Background(), testRecorder{lsid: lsid, txnNumber: 7}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.MaintainOplog(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // OpStats count an operation's work as explain's executionStats, the
@@ -29,9 +30,14 @@ type OpStats struct {
 	// counts only then.
 	KeysInserted, KeysDeleted int64
 	Inserted, Deleted         bool
-	plan                      *planner.Plan
-	clustered                 bool
-	count                     bool
+	// OpTime is the stamp of the latest commit of the operation's writes
+	// made under its context (retry, Txn.CommitRecorded): the time of the
+	// last oplog entry they wrote, which MongoDB replies with as the
+	// write's operationTime. 0 when they logged none.
+	OpTime    uint64
+	plan      *planner.Plan
+	clustered bool
+	count     bool
 	// live, when set, is shown the first plan as the operation starts
 	// it (Publish).
 	live *LivePlan
@@ -105,6 +111,20 @@ func opStatsOf(ctx context.Context) *OpStats {
 		return st
 	}
 	return &OpStats{}
+}
+
+// noteCommit records in ctx's OpStats the time of the last oplog entry
+// tx, just committed, wrote.
+func noteCommit(ctx context.Context, tx storage.Txn) {
+	st, ok := tx.(storage.StampedTxn)
+	if !ok {
+		return
+	}
+	if stamp := st.CommitStamp(); stamp != 0 {
+		if s := opStatsIn(ctx); s != nil {
+			s.OpTime = max(s.OpTime, stamp)
+		}
+	}
 }
 
 // opStatsIn is the OpStats ctx carries, nil when none.
@@ -192,6 +212,7 @@ func (s *OpStats) Add(o OpStats) {
 	s.KeysInserted += o.KeysInserted
 	s.KeysDeleted += o.KeysDeleted
 	s.Inserted, s.Deleted = s.Inserted || o.Inserted, s.Deleted || o.Deleted
+	s.OpTime = max(s.OpTime, o.OpTime)
 	if s.plan == nil {
 		s.plan, s.clustered, s.count = o.plan, o.clustered, o.count
 		s.live.set(s.plan, s.clustered, s.count)

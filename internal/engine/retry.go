@@ -29,6 +29,9 @@ func (e *Engine) retry(ctx context.Context, try attempt) error {
 		}
 		err = try(tx)
 		tx.Rollback()
+		if err == nil {
+			noteCommit(ctx, tx)
+		}
 		if !errors.Is(err, storage.ErrWriteConflict) {
 			return err
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"sync"
@@ -273,12 +274,13 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 // with DuplicateKey; a write conflict in storage fails it with
 // WriteConflict (labelled TransientTransactionError). Either way the
 // transaction is then aborted.
-func (t *Txn) Commit() error { return t.CommitRecorded(nil) }
+func (t *Txn) Commit() error { return t.CommitRecorded(context.Background(), nil) }
 
 // CommitRecorded is Commit with rec, when set, staging the session's record
-// of the commit in the commit's storage transaction. A transaction that
+// of the commit in the commit's storage transaction, and the commit's time
+// noted in the OpStats of ctx (the commitTransaction's). A transaction that
 // wrote nothing commits nothing and records nothing, as in MongoDB.
-func (t *Txn) CommitRecorded(rec Recorder) error {
+func (t *Txn) CommitRecorded(ctx context.Context, rec Recorder) error {
 	if t.ended {
 		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
@@ -381,6 +383,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	if err != nil {
 		return err
 	}
+	noteCommit(ctx, t.tx)
 	for _, c := range t.changed {
 		c.changed.Add(1)
 	}

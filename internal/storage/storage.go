@@ -186,6 +186,10 @@ type UnflushedGrouper interface {
 type StampedTxn interface {
 	Txn
 	SetStamped(prefix []byte, value StampedValue) error
+	// CommitStamp is, once Commit succeeded, the stamp the commit gave
+	// the transaction's latest stamped write: the time of the last oplog
+	// entry it wrote. It is 0 before, or when the commit stamped nothing.
+	CommitStamp() uint64
 }
 
 // StampRefTxn is a StampedTxn that can also write a value holding the

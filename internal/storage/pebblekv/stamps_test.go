@@ -93,6 +93,7 @@ func TestSetStampedChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	var commitStamps []uint64
 	for range 2 {
 		tx, err := db.Begin()
 		if err != nil {
@@ -108,6 +109,7 @@ func TestSetStampedChain(t *testing.T) {
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
+		commitStamps = append(commitStamps, ct.CommitStamp())
 	}
 	it, err := db.NewIter([]byte("o"), []byte("p"))
 	if err != nil {
@@ -132,7 +134,10 @@ func TestSetStampedChain(t *testing.T) {
 	if len(stamps) != 8 {
 		t.Fatalf("%d stamped keys", len(stamps))
 	}
-	for _, base := range []int{0, 4} {
+	for i, base := range []int{0, 4} {
+		if commitStamps[i] != stamps[base+3] {
+			t.Fatalf("commit %d: CommitStamp %d, its last stamped key %d", i, commitStamps[i], stamps[base+3])
+		}
 		// the plain value, then the chain: first holds no previous stamp
 		if prevs[base+1] != 0 || prevs[base+2] != stamps[base+1] || prevs[base+3] != stamps[base+2] {
 			t.Fatalf("chain from %d: stamps %v, previous stamps %v", base, stamps, prevs)

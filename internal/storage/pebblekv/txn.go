@@ -209,6 +209,8 @@ type txn struct {
 	// their values (pooled, see stampedValues).
 	stamped []stampedWrite
 	values  *[]byte
+	// stamp is the stamp of the last stamped write, once committed.
+	stamp uint64
 	// refs are the InsertStampRef writes' stamps to write at commit.
 	refs []stampRef
 	// fresh are the positions in b of the writes of new keys (Insert),
@@ -355,8 +357,15 @@ func (t *txn) Commit() error {
 	if t.values != nil {
 		values = *t.values
 	}
-	return t.d.log.commit(t.d, t.b, t.start, t.fresh, t.stamped, values, t.refs)
+	err := t.d.log.commit(t.d, t.b, t.start, t.fresh, t.stamped, values, t.refs)
+	if err == nil && len(t.stamped) > 0 {
+		t.stamp = t.stamped[len(t.stamped)-1].stamp
+	}
+	return err
 }
+
+// CommitStamp implements storage.StampedTxn.
+func (t *txn) CommitStamp() uint64 { return t.stamp }
 
 // Rollback implements storage.Txn.
 func (t *txn) Rollback() error {

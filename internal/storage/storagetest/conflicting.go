@@ -85,3 +85,11 @@ func (t *conflictingTxn) SetStamped(prefix []byte, value storage.StampedValue) e
 	t.wrote = true
 	return st.SetStamped(prefix, value)
 }
+
+// CommitStamp passes through to the wrapped transaction.
+func (t *conflictingTxn) CommitStamp() uint64 {
+	if st, ok := t.Txn.(storage.StampedTxn); ok {
+		return st.CommitStamp()
+	}
+	return 0
+}

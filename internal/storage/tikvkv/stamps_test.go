@@ -239,3 +239,58 @@ func TestStampOfOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitStamp: a commit's CommitStamp is the stamp its stamped value
+// is read back under; a commit without one has none.
+func TestCommitStamp(t *testing.T) {
+	s, _ := openMock(t)
+	for i := range uint64(3) {
+		tx, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := tx.(storage.StampedTxn)
+		if err := st.SetStamped(testPrefix, seqValue{seqs: []uint64{i}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SetStamped(testPrefix, seqValue{seqs: []uint64{i + 10}}); err != nil {
+			t.Fatal(err)
+		}
+		if st.CommitStamp() != 0 {
+			t.Fatal("a stamp before the commit")
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		h, _ := s.LastStamp()
+		for h < st.CommitStamp() {
+			time.Sleep(time.Millisecond)
+			h, _ = s.LastStamp()
+		}
+		it, err := s.NewIter(testPrefix, []byte("p"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last uint64
+		for ok := it.First(); ok; ok = it.Next() {
+			last = binary.BigEndian.Uint64(it.Key()[1:])
+		}
+		it.Close()
+		if got := st.CommitStamp(); got == 0 || got != last {
+			t.Fatalf("commit %d: CommitStamp %d, the latest stamped key %d", i, got, last)
+		}
+	}
+	tx, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Set([]byte("k"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tx.(storage.StampedTxn).CommitStamp(); got != 0 {
+		t.Fatalf("an unstamped commit's CommitStamp %d", got)
+	}
+}

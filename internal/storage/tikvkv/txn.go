@@ -1,6 +1,7 @@
 package tikvkv
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -27,6 +28,9 @@ type txn struct {
 	// stampedPrefix (stamps.go).
 	stamped       storage.StampedValue
 	stampedPrefix []byte
+	// stamp is the stamp of the commit's timestamp, once a commit with a
+	// stamped value succeeded.
+	stamp uint64
 }
 
 // Begin implements storage.KV.
@@ -89,11 +93,25 @@ func (t *txn) Commit() error {
 		return err
 	}
 	t.done = true
+	var commitTS uint64
+	if t.stamped != nil {
+		// client-go reports the commit timestamp only to this callback,
+		// called before Commit returns.
+		t.t.SetCommitCallback(func(info string, err error) {
+			if err == nil {
+				var ti transaction.TxnInfo
+				if json.Unmarshal([]byte(info), &ti) == nil {
+					commitTS = ti.CommitTS
+				}
+			}
+		})
+	}
 	ctx, cancel := t.s.ctx()
 	defer cancel()
 	err := t.t.Commit(ctx)
 	if err == nil {
 		if t.stamped != nil {
+			t.stamp = stampOf(commitTS)
 			t.s.stamps.wake()
 		}
 		return nil
@@ -104,6 +122,10 @@ func (t *txn) Commit() error {
 	}
 	return err
 }
+
+// CommitStamp implements storage.StampedTxn: every stamped value of a
+// commit has its one stamp.
+func (t *txn) CommitStamp() uint64 { return t.stamp }
 
 // Rollback implements storage.Txn.
 func (t *txn) Rollback() error {
