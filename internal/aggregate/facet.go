@@ -1,6 +1,8 @@
 package aggregate
 
 import (
+	"errors"
+	"iter"
 	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -14,8 +16,9 @@ import (
 // facetStage is $facet: every sub-pipeline runs over all the input
 // documents, with their metadata (MongoDB's TeeBuffer hands each
 // sub-pipeline the input Documents, metadata included: a $text search's
-// score is there to {$meta: "textScore"}), and the stage outputs one
-// document holding each sub-pipeline's results as an array under its name.
+// score is there to {$meta: "textScore"}), read in batches (facetTee), and
+// the stage outputs one document holding each sub-pipeline's results as an
+// array under its name.
 type facetStage struct {
 	names     []string
 	pipelines [][]stage
@@ -62,42 +65,132 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 
 func (s *facetStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
-		acct := rt.holdAccount()
-		defer acct.Release()
-		var docs []bson.Raw
-		var metas []docsrc.Meta
-		for {
-			doc, err := in.Next()
-			if err != nil {
-				return nil, err
-			}
-			if doc == nil {
-				break
-			}
-			if !acct.Grow(heldDocSize(doc)) {
-				return nil, rt.refused("$facet")
-			}
-			docs = append(docs, doc)
-			metas = append(metas, docsrc.MetaOf(in))
-		}
-		out := make([]field, len(s.names))
+		tee := &facetTee{in: in, bytes: rt.facetBufferBytes(), acct: sorter.NewAccount(math.MaxInt64, rt.opts.Budget)}
+		defer tee.acct.Release()
 		// The output is bounded by its own limit (collectFacet), not
 		// the stage's memory limit, and counts against the process-wide
 		// budget.
 		outAcct := sorter.NewAccount(math.MaxInt64, rt.opts.Budget)
 		defer outAcct.Release()
+		limit := rt.facetMaxOutputBytes()
+		results := make([][]bson.RawValue, len(s.pipelines))
+		errs := make([]error, len(s.pipelines))
+		resume := make([]func() (struct{}, bool), len(s.pipelines))
 		for i, ss := range s.pipelines {
-			src := runStages(ss, &SliceSource{Docs: docs, Metas: metas}, rt)
-			vals, err := collectFacet(src, outAcct, rt.facetMaxOutputBytes())
-			src.Close()
-			if err != nil {
+			next, stop := iter.Pull(func(yield func(struct{}) bool) {
+				src := runStages(ss, &teeReader{tee: tee, yield: yield}, rt)
+				results[i], errs[i] = collectFacet(src, outAcct, limit)
+				src.Close()
+			})
+			defer stop()
+			resume[i] = next
+		}
+		// As MongoDB's DocumentSourceFacet::doGetNext: each sub-pipeline
+		// in turn runs until it has read the batch or ended; then the
+		// next batch is read.
+		active := make([]int, len(s.pipelines))
+		for i := range active {
+			active[i] = i
+		}
+		for {
+			if err := tee.load(); err != nil {
 				return nil, err
 			}
-			out[i] = field{s.names[i], buildArray(vals)}
+			waiting := active[:0]
+			for _, i := range active {
+				if _, ok := resume[i](); ok {
+					waiting = append(waiting, i)
+				} else if errs[i] != nil {
+					return nil, errs[i]
+				}
+			}
+			if active = waiting; len(active) == 0 {
+				break
+			}
+		}
+		out := make([]field, len(s.names))
+		for i, name := range s.names {
+			out[i] = field{name, buildArray(results[i])}
 		}
 		return []bson.Raw{buildDoc(out)}, nil
 	}}
 }
+
+// DefaultFacetBufferBytes is the size of the batches of its input a
+// $facet holds: MongoDB's internalQueryFacetBufferSizeBytes, 100 MiB.
+const DefaultFacetBufferBytes = 100 * 1024 * 1024
+
+// facetTee holds the batch of a $facet's input its sub-pipelines read, as
+// MongoDB's TeeBuffer: the documents, with their metadata, that total
+// bytes (internalQueryFacetBufferSizeBytes), or the first one when it is
+// larger. Every sub-pipeline reads the whole batch, or ends, before the
+// next replaces it, so a $facet holds one batch whatever its input's size.
+type facetTee struct {
+	in    Source
+	bytes int64
+	acct  *sorter.Account
+	docs  []bson.Raw
+	metas []docsrc.Meta
+	// eof is set once in has returned its last document: the batch is
+	// the last.
+	eof bool
+}
+
+// load replaces the batch with the next documents of the input.
+func (t *facetTee) load() error {
+	t.acct.Shrink(t.acct.Used())
+	clear(t.docs)
+	t.docs, t.metas = t.docs[:0], t.metas[:0]
+	for !t.eof && (len(t.docs) == 0 || t.acct.Used() < t.bytes) {
+		doc, err := t.in.Next()
+		if err != nil {
+			return err
+		}
+		if doc == nil {
+			t.eof = true
+			break
+		}
+		if !t.acct.Grow(heldDocSize(doc)) {
+			return budgetExceeded("$facet")
+		}
+		t.docs = append(t.docs, doc)
+		t.metas = append(t.metas, docsrc.MetaOf(t.in))
+	}
+	return nil
+}
+
+// teeReader is one sub-pipeline's source: the tee's batch, and past its
+// end, once the sub-pipeline has yielded to the others, the next.
+type teeReader struct {
+	tee   *facetTee
+	yield func(struct{}) bool
+	pos   int
+	meta  docsrc.Meta
+}
+
+// errFacetStopped ends a sub-pipeline whose $facet stopped early (on
+// another's error).
+var errFacetStopped = errors.New("aggregate: $facet stopped")
+
+func (r *teeReader) Next() (bson.Raw, error) {
+	for r.pos == len(r.tee.docs) {
+		if r.tee.eof {
+			return nil, nil
+		}
+		if !r.yield(struct{}{}) {
+			return nil, errFacetStopped
+		}
+		r.pos = 0
+	}
+	r.meta = r.tee.metas[r.pos]
+	r.pos++
+	return r.tee.docs[r.pos-1], nil
+}
+
+// Meta is the metadata of the document returned last.
+func (r *teeReader) Meta() docsrc.Meta { return r.meta }
+
+func (r *teeReader) Close() error { return nil }
 
 // collectFacet reads one sub-pipeline's results into the output document's
 // array. The document may exceed a user document's 16 MiB for the stages

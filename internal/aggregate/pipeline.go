@@ -164,6 +164,10 @@ type Options struct {
 	// document instead of DefaultMaxIntermediateDocBytes (MongoDB's
 	// internalQueryFacetMaxOutputDocSizeBytes).
 	FacetMaxOutputBytes int64
+	// FacetBufferBytes, when positive, is the size of the batches of its
+	// input a $facet holds instead of DefaultFacetBufferBytes (MongoDB's
+	// internalQueryFacetBufferSizeBytes).
+	FacetBufferBytes int64
 	// MaxDensifyDocs, when positive, is the most documents a $densify may
 	// generate instead of DefaultMaxDensifyDocs (MongoDB's
 	// internalQueryMaxAllowedDensifyDocs).
@@ -274,6 +278,12 @@ func (rt *runtime) lookupMaxBytes() int64 {
 // facetMaxOutputBytes bounds a $facet's output document.
 func (rt *runtime) facetMaxOutputBytes() int64 {
 	return orDefault(rt.opts.FacetMaxOutputBytes, DefaultMaxIntermediateDocBytes)
+}
+
+// facetBufferBytes is the size of the batches of its input a $facet
+// holds (facetTee).
+func (rt *runtime) facetBufferBytes() int64 {
+	return orDefault(rt.opts.FacetBufferBytes, DefaultFacetBufferBytes)
 }
 
 // windowMemoryLimit is what one $setWindowFields may hold: its partition

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -45,6 +46,7 @@ type stageCase struct {
 	AllowDiskUse     bool                  `bson:"allowDiskUse"`
 	Collation        bson.Raw              `bson:"collation"`
 	Views            []viewCase            `bson:"views"`
+	FacetBuffer      int64                 `bson:"facetBuffer"`
 }
 
 // viewCase is a view of a case: its name, what it is on, its pipeline.
@@ -123,7 +125,7 @@ func runCaseOn(c stageCase, coll string) ([]bson.Raw, *memEnv, error) {
 		env.views["test."+v.Name] = append(slices.Clone(under), v.Pipeline...)
 	}
 	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit, MaxDensifyDocs: c.MaxDensifyDocs,
-		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, MaxTopNBytes: c.MaxTopNBytes, WindowMemoryLimit: c.WindowMemory, GroupMemoryLimit: c.GroupMemory, AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
+		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, MaxTopNBytes: c.MaxTopNBytes, WindowMemoryLimit: c.WindowMemory, GroupMemoryLimit: c.GroupMemory, AllowDiskUse: c.AllowDiskUse, FacetBufferBytes: c.FacetBuffer, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
 	if c.Collation != nil {
 		coll, err := collation.Parse(c.Collation)
 		if err != nil {
@@ -164,6 +166,29 @@ func TestStages(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			checkCase(t, c)
 		})
+	}
+}
+
+// TestFacetBatches runs every $facet case again with its input read in
+// batches of one document and of 64 bytes (internalQueryFacetBufferSizeBytes):
+// the sub-pipelines, run in turn over each batch, must give what they give
+// over one batch of all of it.
+func TestFacetBatches(t *testing.T) {
+	n := 0
+	for _, c := range loadCases(t, "testdata/stages.jsonl") {
+		if c.FacetBuffer != 0 || !strings.Contains(fmt.Sprint(c.Pipeline), `"$facet"`) {
+			continue
+		}
+		n++
+		for _, size := range []int64{1, 64} {
+			c.FacetBuffer = size
+			t.Run(fmt.Sprintf("%s/%d", c.Name, size), func(t *testing.T) {
+				checkCase(t, c)
+			})
+		}
+	}
+	if n < 10 {
+		t.Fatalf("%d $facet cases", n)
 	}
 }
 

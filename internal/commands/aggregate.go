@@ -149,7 +149,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		},
 		maxDensifyDocs: a.opts.MaxDensifyDocs, maxPushBytes: a.opts.MaxPushBytes, maxAddToSetBytes: a.opts.MaxAddToSetBytes,
 		maxTopNBytes: a.opts.MaxTopNBytes, maxWindowBytes: a.opts.WindowMemoryLimit, maxGroupBytes: a.opts.GroupMemoryLimit,
-		maxLookupBytes: a.opts.LookupMaxBytes, maxFacetBytes: a.opts.FacetMaxOutputBytes}
+		maxLookupBytes: a.opts.LookupMaxBytes, maxFacetBytes: a.opts.FacetMaxOutputBytes, facetBufferBytes: a.opts.FacetBufferBytes}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -385,13 +385,14 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 	db, txn := r.DB, r.Txn
 	maxDensify, maxPush, maxAddToSet, maxTopN := s.maxDensifyDocs(), s.maxPushBytes(), s.maxAddToSetBytes(), s.maxTopNBytes()
 	maxWindow, maxGroup := s.maxWindowBytes(), s.maxGroupBytes()
-	maxLookup, maxFacet := s.maxLookupBytes(), s.maxFacetBytes()
+	maxLookup, maxFacet, facetBuffer := s.maxLookupBytes(), s.maxFacetBytes(), s.facetBufferBytes()
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx,
 		Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify,
 			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow, maxGroupBytes: maxGroup,
-			maxLookupBytes: maxLookup, maxFacetBytes: maxFacet},
+			maxLookupBytes: maxLookup, maxFacetBytes: maxFacet, facetBufferBytes: facetBuffer},
 		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet,
-		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow, GroupMemoryLimit: maxGroup, LookupMaxBytes: maxLookup, FacetMaxOutputBytes: maxFacet}}
+		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow, GroupMemoryLimit: maxGroup, LookupMaxBytes: maxLookup, FacetMaxOutputBytes: maxFacet,
+		FacetBufferBytes: facetBuffer}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -492,6 +493,8 @@ type engineEnv struct {
 	// internalLookupStageIntermediateDocumentMaxSizeBytes and
 	// internalQueryFacetMaxOutputDocSizeBytes, likewise.
 	maxLookupBytes, maxFacetBytes int64
+	// facetBufferBytes is internalQueryFacetBufferSizeBytes, likewise.
+	facetBufferBytes int64
 }
 
 // Find reads the documents of db.coll matching filter; a view's are its
@@ -544,7 +547,8 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 	}
 	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit(),
 		MaxDensifyDocs: env.maxDensifyDocs, MaxPushBytes: env.maxPushBytes, MaxAddToSetBytes: env.maxAddToSetBytes, MaxTopNBytes: env.maxTopNBytes,
-		WindowMemoryLimit: env.maxWindowBytes, GroupMemoryLimit: env.maxGroupBytes, LookupMaxBytes: env.maxLookupBytes, FacetMaxOutputBytes: env.maxFacetBytes})
+		WindowMemoryLimit: env.maxWindowBytes, GroupMemoryLimit: env.maxGroupBytes, LookupMaxBytes: env.maxLookupBytes, FacetMaxOutputBytes: env.maxFacetBytes,
+		FacetBufferBytes: env.facetBufferBytes})
 	if err != nil {
 		return nil, err
 	}

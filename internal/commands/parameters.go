@@ -190,6 +190,11 @@ func (s *Service) maxFacetBytes() int64 {
 	return aggregate.DefaultMaxIntermediateDocBytes + s.facetBytesOffset.Load()
 }
 
+// facetBufferBytes is internalQueryFacetBufferSizeBytes.
+func (s *Service) facetBufferBytes() int64 {
+	return aggregate.DefaultFacetBufferBytes + s.facetBufferOffset.Load()
+}
+
 // serverParameters are the parameters getParameter reports and
 // setParameter changes; each one is a setting Folio honours.
 var serverParameters = map[string]serverParameter{
@@ -260,6 +265,12 @@ var serverParameters = map[string]serverParameter{
 		get: func(s *Service) any { return s.maxFacetBytes() },
 		set: func(s *Service, n int64) { s.facetBytesOffset.Store(n - aggregate.DefaultMaxIntermediateDocBytes) },
 		min: 1, max: math.MaxInt64,
+	},
+	// The size of the batches of its input a $facet holds; an int.
+	"internalQueryFacetBufferSizeBytes": {
+		get: func(s *Service) any { return int32(s.facetBufferBytes()) },
+		set: func(s *Service, n int64) { s.facetBufferOffset.Store(n - aggregate.DefaultFacetBufferBytes) },
+		min: 1, max: math.MaxInt32,
 	},
 	// The multi-planner's trial (plan_trial.go): each candidate works at
 	// most max(works, collFraction × documents) times; the trial ends once

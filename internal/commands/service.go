@@ -117,6 +117,9 @@ type Service struct {
 	// internalQueryFacetMaxOutputDocSizeBytes less
 	// aggregate.DefaultMaxIntermediateDocBytes, likewise.
 	lookupBytesOffset, facetBytesOffset atomic.Int64
+	// facetBufferOffset is internalQueryFacetBufferSizeBytes less
+	// aggregate.DefaultFacetBufferBytes, likewise.
+	facetBufferOffset atomic.Int64
 	// snapshotWindowOffset is minSnapshotHistoryWindowInSeconds less its
 	// default, so that the zero Service has MongoDB's default.
 	snapshotWindowOffset atomic.Int64

@@ -444,3 +444,49 @@ func TestIntermediateSizeParameters(t *testing.T) {
 	_, err = aggregateResult(big, facet)
 	requireCode(t, err, 4031700, "Location4031700")
 }
+
+// TestFacetBufferParameter: internalQueryFacetBufferSizeBytes (an int
+// above 0, 100 MiB by default) is the size of the batches of its input a
+// $facet holds; its sub-pipelines give the same results whatever it is.
+func TestFacetBufferParameter(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	const name = "internalQueryFacetBufferSizeBytes"
+	var got bson.Raw
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Lookup(name).Int32OK(); !ok || v != 100<<20 {
+		t.Fatalf("%s default: %v", name, got)
+	}
+	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: int32(100 << 20)}})
+	err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 0}}).Err()
+	requireCode(t, err, 2, "BadValue")
+
+	coll := client.Database(testDB).Collection("facet_buffer")
+	var docs []any
+	for i := range 50 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "g", Value: i % 3}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := mongo.Pipeline{{{Key: "$facet", Value: bson.D{
+		{Key: "total", Value: bson.A{bson.D{{Key: "$count", Value: "n"}}}},
+		{Key: "page", Value: bson.A{bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: -1}}}}, bson.D{{Key: "$skip", Value: 10}}, bson.D{{Key: "$limit", Value: 3}}}},
+		{Key: "groups", Value: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$g"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}, bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}}},
+	}}}}
+	want := docsString(aggregateAll(t, coll, pipeline))
+	if !strings.Contains(want, `"page": [{"_id": {"$numberInt":"39"}`) {
+		t.Fatalf("$facet: %s", want)
+	}
+	for _, size := range []int32{1, 100} {
+		if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: size}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if got := docsString(aggregateAll(t, coll, pipeline)); got != want {
+			t.Fatalf("batches of %d bytes: %s, want %s", size, got, want)
+		}
+	}
+}
