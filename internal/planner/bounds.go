@@ -122,6 +122,29 @@ func (b fieldBounds) shown(backward bool) []string {
 	return out
 }
 
+// collatable reports whether the bounds may hold a string, an object or an
+// array, values a collation orders (MongoDB's
+// IndexScanNode::getFieldsWithStringBounds); an unbounded field holds
+// every value. desc is the field's direction, whose keys are inverted.
+func (b fieldBounds) collatable(desc bool) bool {
+	if b.empty() {
+		return true
+	}
+	if b.none {
+		return false
+	}
+	for _, t := range [...]bson.Type{bson.TypeString, bson.TypeEmbeddedDocument, bson.TypeArray} {
+		lo, hi := keyenc.TypeBounds(t, desc)
+		for _, iv := range b.ivs {
+			// An empty hi is the end of every key.
+			if (len(iv.hi) == 0 || iv.hi[0] > lo || iv.hi[0] == lo && len(iv.hi) > 1) && bytes.Compare(iv.lo, []byte{hi}) < 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // contains reports whether the encoded field value enc lies in the bounds.
 func (b fieldBounds) contains(enc []byte) bool {
 	i, _ := slices.BinarySearchFunc(b.ivs, enc, func(iv fieldInterval, k []byte) int {

@@ -22,7 +22,7 @@ func DistinctScan(cat Catalog, q Query, key string) *Plan {
 		if ix.Wildcard != nil || ix.Multikey || ix.Fields[0].Path != key || ix.Fields[0].Hashed || positional(ix.Fields[0].Parts) || !holdsEveryMatch(leaves, ix) {
 			continue
 		}
-		p := build(ix, leaves, nil, nil)
+		p := build(ix, leaves, sortReq{})
 		if p.setExact(q.Filter.Root()); !p.exact {
 			continue
 		}

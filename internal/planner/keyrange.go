@@ -22,7 +22,7 @@ func KeyRange(ix *Index, idColl *collation.Collator, lo, hi []byte, q Query) *Pl
 		p.coll, p.fields, p.multikey = ix.Collation, ix.Fields, ix.Multikey
 	}
 	p.fieldBounds = make([]fieldBounds, len(p.fields))
-	p.sortFields, p.sortDirs = q.sortFor(ix)
+	p.sort = q.sortFor(ix)
 	p.sortKeyRange()
 	return p
 }
@@ -36,7 +36,7 @@ func (p *Plan) sortKeyRange() {
 	for i := range bounded {
 		bounded[i] = true
 	}
-	p.Sorted, p.Reverse = providesSort(p.fields, single, bounded, p.multikey, p.sortFields, p.sortDirs)
+	p.Sorted, p.Reverse = providesSort(p.fields, p.fieldBounds, single, bounded, p.multikey, p.sort)
 }
 
 // KeyBound encodes a key range's bound as a key of ix (nil: the document

@@ -70,7 +70,7 @@ func union(indexes []Index, leaves []*query.Node, i int, textBranch *query.Node,
 func bestBounded(indexes []Index, leaves []*query.Node, idColl *collation.Collator, storeByID bool) *Plan {
 	var best *Plan
 	if storeByID {
-		if best = buildWith(nil, idColl, leaves, nil, nil); best.Intervals == nil {
+		if best = buildWith(nil, idColl, leaves, sortReq{}); best.Intervals == nil {
 			best = nil
 		}
 	}
@@ -80,7 +80,7 @@ func bestBounded(indexes []Index, leaves []*query.Node, idColl *collation.Collat
 		if !holdsEveryMatch(leaves, ix) {
 			continue
 		}
-		p := build(ix, leaves, nil, nil)
+		p := build(ix, leaves, sortReq{})
 		if p.Intervals != nil && (best == nil || Score(p) > Score(best)) {
 			best = p
 		}

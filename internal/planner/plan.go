@@ -121,10 +121,9 @@ type Plan struct {
 	keyRange bool
 	// multikey is the index's multikey flag the plan was built with; the
 	// query it was built from lets it be rebuilt (Rebuilt).
-	multikey   bool
-	leaves     []*query.Node
-	sortFields []string
-	sortDirs   []int
+	multikey bool
+	leaves   []*query.Node
+	sort     sortReq
 	// oneInterval and oneBounds back Intervals and fieldBounds when there
 	// is one of each (every read by _id): such a plan is one allocation.
 	oneInterval [1]Interval
@@ -198,14 +197,14 @@ func (p *Plan) Rebuilt(multikey bool) *Plan {
 		r.sortKeyRange()
 		return &r
 	}
-	return build(&ix, p.leaves, p.sortFields, p.sortDirs)
+	return build(&ix, p.leaves, p.sort)
 }
 
 // NaturalScan is the plan of a $natural hint or sort: a collection scan
 // in natural order, backward when dir < 0; sorted reports that the query
 // sorts by $natural.
 func NaturalScan(dir int, sorted bool) *Plan {
-	p := build(nil, nil, nil, nil)
+	p := build(nil, nil, sortReq{})
 	p.Reverse = dir < 0
 	p.Sorted = sorted
 	return p
@@ -231,18 +230,29 @@ func Candidates(cat Catalog, q Query) []*Plan {
 	return out
 }
 
+// sortReq is the sort asked of a scan: the query's fields and directions,
+// and whether the scan's keys follow another collation than the sort's.
+// Such a scan still gives the sort on a field whose bounds hold no string,
+// object or array, whose order is the same under every collation (MongoDB's
+// computeSortsForScan, by IndexScanNode::getFieldsWithStringBounds).
+type sortReq struct {
+	fields         []string
+	dirs           []int
+	otherCollation bool
+}
+
 // sortFor is the sort a scan of ix (nil: the document store) may yield:
-// q's, when the index's collation is the sort's and it has no {$meta}
-// key.
-func (q Query) sortFor(ix *Index) ([]string, []int) {
+// q's, unless it has a {$meta} key.
+func (q Query) sortFor(ix *Index) sortReq {
+	if q.Sort == nil || q.Sort.ByMeta() {
+		return sortReq{}
+	}
 	coll := q.IDCollation
 	if ix != nil {
 		coll = ix.Collation
 	}
-	if q.Sort == nil || !collation.Equal(coll, q.Sort.Collator()) || q.Sort.ByMeta() {
-		return nil, nil
-	}
-	return q.Sort.Fields()
+	fields, dirs := q.Sort.Fields()
+	return sortReq{fields: fields, dirs: dirs, otherCollation: !collation.Equal(coll, q.Sort.Collator())}
 }
 
 func candidates(cat Catalog, q Query) []*Plan {
@@ -258,11 +268,10 @@ func candidates(cat Catalog, q Query) []*Plan {
 		}
 		return nil
 	}
-	sortFields, sortDirs := q.sortFor(nil)
-	idPlan := buildWith(nil, q.IDCollation, leaves, sortFields, sortDirs)
+	idPlan := buildWith(nil, q.IDCollation, leaves, q.sortFor(nil))
 	switch {
 	case !cat.StoreByID():
-		idPlan = build(nil, nil, nil, nil)
+		idPlan = build(nil, nil, sortReq{})
 	case idPlan.Intervals == nil && (idPlan.Sorted || q.HintID) && !q.Clustered:
 		// MongoDB reads a sort by _id, or a hint of the _id index,
 		// through the whole _id index (an IXSCAN, whose keys returnKey
@@ -273,11 +282,10 @@ func candidates(cat Catalog, q Query) []*Plan {
 		return []*Plan{idPlan}
 	}
 	if q.Hint != nil {
-		sortFields, sortDirs := q.sortFor(q.Hint)
 		if q.Hint.Wildcard != nil {
-			return hintedWildcard(q.Hint, idPlan, leaves, sortFields, sortDirs)
+			return hintedWildcard(q.Hint, idPlan, leaves, q.sortFor(q.Hint))
 		}
-		return []*Plan{build(q.Hint, leaves, sortFields, sortDirs)}
+		return []*Plan{build(q.Hint, leaves, q.sortFor(q.Hint))}
 	}
 	if idPlan.IDPoint() {
 		idPlan.idHack = !q.NoIDHack && simpleIDQuery(q.Filter.Doc())
@@ -289,8 +297,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 		// too: no other plan is tried.
 		for i := range all {
 			if ix := &all[i]; ix.Name == IDIndexName {
-				sortFields, sortDirs := q.sortFor(ix)
-				if p := build(ix, leaves, sortFields, sortDirs); p.UniquePoint() {
+				if p := build(ix, leaves, q.sortFor(ix)); p.UniquePoint() {
 					return []*Plan{p}
 				}
 			}
@@ -306,8 +313,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 		if !holdsEveryMatch(leaves, ix) {
 			continue
 		}
-		sortFields, sortDirs := q.sortFor(ix)
-		if p := build(ix, leaves, sortFields, sortDirs); Score(p) > 0 {
+		if p := build(ix, leaves, q.sortFor(ix)); Score(p) > 0 {
 			out = append(out, p)
 		}
 	}
@@ -493,19 +499,19 @@ func joinPath(a, b string) string {
 // the product of the leading fields' points, then the intervals of the
 // next bounded field; the bounds of the fields after those are checked on
 // each key (see CheckKey).
-func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
+func build(ix *Index, leaves []*query.Node, sort sortReq) *Plan {
 	var coll *collation.Collator
 	if ix != nil {
 		coll = ix.Collation
 	}
-	return buildWith(ix, coll, leaves, sortFields, sortDirs)
+	return buildWith(ix, coll, leaves, sort)
 }
 
 // buildWith is build for a scan whose keys follow ixColl: ix's collation,
 // or for the document store (ix nil) the collation of its _id order.
-func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
+func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort sortReq) *Plan {
 	multikey := ix != nil && ix.Multikey
-	p := &Plan{Index: ix, coll: ixColl, fields: idFields, multikey: multikey, leaves: leaves, sortFields: sortFields, sortDirs: sortDirs}
+	p := &Plan{Index: ix, coll: ixColl, fields: idFields, multikey: multikey, leaves: leaves, sort: sort}
 	if ix != nil {
 		p.fields = ix.Fields
 	}
@@ -594,7 +600,7 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	for p.PointFields < len(single) && single[p.PointFields] && p.PointFields < p.eqFields {
 		p.PointFields++
 	}
-	p.Sorted, p.Reverse = providesSort(p.fields, single, bounded, multikey, sortFields, sortDirs)
+	p.Sorted, p.Reverse = providesSort(p.fields, p.fieldBounds, single, bounded, multikey, sort)
 	return p
 }
 
@@ -635,8 +641,10 @@ func allDigits(p string) bool {
 // document first at its smallest key (largest, backward), which is its
 // sort key only when the scan reads every key of the sort fields: as in
 // MongoDB, a multikey index provides a sort only if the sort fields are
-// unbounded.
-func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFields []string, sortDirs []int) (sorted, reverse bool) {
+// unbounded. Under another collation than the sort's, a sort field's
+// bounds (fb) must hold no value the collation orders (sortReq).
+func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, multikey bool, sort sortReq) (sorted, reverse bool) {
+	sortFields, sortDirs := sort.fields, sort.dirs
 	if len(sortFields) == 0 {
 		return false, false
 	}
@@ -653,7 +661,8 @@ func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFie
 			// A wildcard index keys no object inside an array at its
 			// path (their fields have their own paths), which the sort
 			// of an array compares: on a multikey path it sorts nothing.
-			if positional(f.Parts) || f.Hashed || multikey && (wild && f.Wildcard || !wild && bounded[i]) {
+			if positional(f.Parts) || f.Hashed || multikey && (wild && f.Wildcard || !wild && bounded[i]) ||
+				sort.otherCollation && fb[i].collatable(f.Desc) {
 				return false, false
 			}
 			d := sortDirs[j]

@@ -293,14 +293,14 @@ func wildcardValueBounds(leaves []*query.Node, f Field, multikey bool, coll *col
 // wildcard index ix: it must bound a path the index covers, or each
 // branch of a $or must (MongoDB otherwise finds no query solution).
 func WildcardHintFits(ix *Index, f *query.Filter) bool {
-	return hintedWildcardPlan(ix, constraintLeaves(f.Root()), nil, nil) != nil
+	return hintedWildcardPlan(ix, constraintLeaves(f.Root()), sortReq{}) != nil
 }
 
 // hintedWildcard plans a query hinting a wildcard index: its best
 // expansion for the query, or a collection scan when the query bounds no
 // path it covers (which callers refuse first, see WildcardHintFits).
-func hintedWildcard(ix *Index, idPlan *Plan, leaves []*query.Node, sortFields []string, sortDirs []int) []*Plan {
-	if best := hintedWildcardPlan(ix, leaves, sortFields, sortDirs); best != nil {
+func hintedWildcard(ix *Index, idPlan *Plan, leaves []*query.Node, sort sortReq) []*Plan {
+	if best := hintedWildcardPlan(ix, leaves, sort); best != nil {
 		return []*Plan{best}
 	}
 	return []*Plan{idPlan}
@@ -309,10 +309,10 @@ func hintedWildcard(ix *Index, idPlan *Plan, leaves []*query.Node, sortFields []
 // hintedWildcardPlan is the best plan of a query on the wildcard index ix
 // alone: its best expansion, else a union over a $or whose every branch
 // it bounds; nil when there is none.
-func hintedWildcardPlan(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
+func hintedWildcardPlan(ix *Index, leaves []*query.Node, sort sortReq) *Plan {
 	var best *Plan
 	for _, exp := range wildcardPaths(*ix, leaves) {
-		p := build(&exp, leaves, sortFields, sortDirs)
+		p := build(&exp, leaves, sort)
 		if best == nil || Score(p) > Score(best) {
 			best = p
 		}
