@@ -672,9 +672,13 @@ var (
 // operand holds a string only under the same collation (its strings become
 // coll's keys), a regex only on a simple index (it matches the strings
 // themselves); every other operand (numbers, dates...) compares alike
-// under every collation.
+// under every collation. An operator that compares no value ($type,
+// $exists, $mod, the bit tests) fits every index, whatever its operand
+// (MongoDB's getCollatedIndexDiscriminator): {$type: "string"} names a
+// type, it compares no string.
 func collationFits(n *query.Node, coll *collation.Collator) bool {
 	switch n.Kind {
+	case query.KindEq, query.KindLt, query.KindLte, query.KindGt, query.KindGte:
 	case query.KindRegex:
 		return coll == nil
 	case query.KindIn:
@@ -687,6 +691,8 @@ func collationFits(n *query.Node, coll *collation.Collator) bool {
 				return false
 			}
 		}
+		return true
+	default:
 		return true
 	}
 	return collation.Equal(n.Collator(), coll) || !collation.Collatable(n.Value)
