@@ -254,11 +254,7 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 			if fb, ok := pointBounds(vals, f.Desc); ok {
 				return fb
 			}
-			if coll == nil {
-				// An index under a collation keys strings by their
-				// collation keys, which a regex's bounds do not describe.
-				fb = inRegexBounds(vals, f.Desc)
-			}
+			fb = inRegexBounds(vals, f.Desc, coll != nil)
 		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
 			if t := n.Value.Type; t == bson.TypeMinKey || t == bson.TypeMaxKey {
 				fb = extremeBounds(n.Kind, t, f.Desc, multikey)
@@ -266,7 +262,7 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 			}
 			fb = rangeBounds(n.Kind, coll.Transform(n.Value), f.Desc)
 		case query.KindRegex:
-			fb = regexBounds(n.Value, f.Desc)
+			fb = regexBounds(n.Value, f.Desc, coll != nil)
 		case query.KindType:
 			fb = typeBounds(n.Types(), f.Desc)
 		case query.KindMod:
@@ -449,13 +445,13 @@ func elemMatchValueIndexable(n *query.Node) bool {
 // inRegexBounds are the bounds of an $in list holding regexes, as
 // MongoDB's IndexBoundsBuilder::translate makes them for MATCH_IN: the
 // points of its other values and the bounds of each regex (regexBounds),
-// overlapping intervals merged (unionize).
-func inRegexBounds(vals []bson.RawValue, desc bool) fieldBounds {
+// overlapping intervals merged (unionize). collated is regexBounds'.
+func inRegexBounds(vals []bson.RawValue, desc, collated bool) fieldBounds {
 	var ivs []fieldInterval
 	others := make([]bson.RawValue, 0, len(vals))
 	for _, v := range vals {
 		if v.Type == bson.TypeRegex {
-			ivs = append(ivs, regexBounds(v, desc).ivs...)
+			ivs = append(ivs, regexBounds(v, desc, collated).ivs...)
 		} else {
 			others = append(others, v)
 		}
@@ -670,24 +666,22 @@ var (
 // collationFits reports whether leaf n may bound an index whose keys follow
 // coll (nil: simple), as MongoDB's planner decides: a comparison whose
 // operand holds a string only under the same collation (its strings become
-// coll's keys), a regex only on a simple index (it matches the strings
-// themselves); every other operand (numbers, dates...) compares alike
-// under every collation. An operator that compares no value ($type,
-// $exists, $mod, the bit tests) fits every index, whatever its operand
-// (MongoDB's getCollatedIndexDiscriminator): {$type: "string"} names a
-// type, it compares no string.
+// coll's keys), an $in list whose values (its regexes aside) hold none;
+// every other operand (numbers, dates...) compares alike under every
+// collation. An operator that compares no value ($type, $exists, $mod, the
+// bit tests, a regex) fits every index, whatever its operand (MongoDB's
+// getCollatedIndexDiscriminator): {$type: "string"} names a type, and a
+// regex bounds an index under a collation by every string (regexBounds).
 func collationFits(n *query.Node, coll *collation.Collator) bool {
 	switch n.Kind {
 	case query.KindEq, query.KindLt, query.KindLte, query.KindGt, query.KindGte:
-	case query.KindRegex:
-		return coll == nil
 	case query.KindIn:
 		if collation.Equal(n.Collator(), coll) {
 			return true
 		}
 		vals, _ := n.Value.Array().Values()
 		for _, v := range vals {
-			if v.Type == bson.TypeRegex && coll != nil || collation.Collatable(v) {
+			if v.Type != bson.TypeRegex && collation.Collatable(v) {
 				return false
 			}
 		}

@@ -17,10 +17,13 @@ import (
 // prefix up to the prefix with its last byte incremented, excluded; any
 // other pattern by every string, ["", {}); and both by the regex value
 // itself, which a stored regex with the same pattern and options matches.
-func regexBounds(re bson.RawValue, desc bool) fieldBounds {
+// On an index under a collation (collated), whose keys of strings are
+// collation keys and not the strings a prefix bounds, every string
+// (simpleRegex's INEXACT_FETCH for an index with a collator).
+func regexBounds(re bson.RawValue, desc, collated bool) fieldBounds {
 	pattern, opts := re.Regex()
 	var str fieldInterval
-	if prefix, ok := regexPrefix(pattern, opts); ok {
+	if prefix, ok := regexPrefix(pattern, opts); ok && !collated {
 		enc := keyenc.Encode(bson.RawValue{Type: bson.TypeString, Value: appendString(nil, prefix)})
 		enc = enc[:len(enc)-2] // drop the string terminator: the bytes every extension starts with
 		if desc {
