@@ -8,7 +8,9 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
@@ -87,8 +89,17 @@ func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error
 	if err == nil && rawdoc.Len(o.Min) > 0 && rawdoc.Len(o.Max) > 0 && !rawdoc.SameKeys(o.Min, o.Max) {
 		err = mongoerr.New(mongoerr.MinMaxFieldsDiffer, "min and max must have the same field names")
 	}
+	if err == nil {
+		err = query.CheckNatural(o.Sort, "sort")
+	}
+	if h, ok := o.Hint.DocumentOK(); err == nil && ok {
+		err = query.CheckNatural(h, "hint")
+	}
 	if err == nil && a.awaitData && !a.tailable {
 		err = mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
+	}
+	if err == nil && a.tailable && rawdoc.Len(o.Sort) > 0 && !naturalForward(o.Sort) {
+		err = mongoerr.New(mongoerr.BadValue, "cannot use tailable option with a sort other than {$natural: 1}")
 	}
 	if err == nil && a.tailable && a.single {
 		err = mongoerr.New(mongoerr.BadValue, "cannot use tailable option with the 'singleBatch' option")
@@ -221,6 +232,6 @@ func checkResumable(c *cmdArgs, o *engine.FindOptions) error {
 // naturalForward reports whether doc is {$natural: 1}, as MongoDB compares
 // documents (any number type equal to 1).
 func naturalForward(doc bson.Raw) bool {
-	n, ok := doc.Lookup("$natural").AsFloat64OK()
-	return ok && n == 1 && rawdoc.Len(doc) == 1
+	v := rawdoc.Lookup(doc, "$natural")
+	return values.IsNumber(v.Type) && values.Compare(v, values.Int32Value(1)) == 0 && rawdoc.Len(doc) == 1
 }

@@ -43,9 +43,10 @@ type TailCursor struct {
 	ctx context.Context
 }
 
-// Tail opens a tailable cursor on a capped collection. MongoDB refuses
-// tailable cursors on other collections, with a sort other than $natural,
-// and with a $text or $near query.
+// Tail opens a tailable cursor on a capped collection, read in insertion
+// order. MongoDB refuses tailable cursors on other collections and with a
+// $text or $near query; a sort other than {$natural: 1} is refused as the
+// find command parses (commands.parseFind), before any collection is read.
 func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	q, err := compileFind(o, e.cat.get(db, coll))
 	if err != nil {
@@ -62,13 +63,6 @@ func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	}
 	if near, _ := q.filter.GeoNear(); near != nil {
 		return nil, mongoerr.New(mongoerr.BadValue, "Tailable cursors and geo $near cannot be used together")
-	}
-	if q.sort != nil {
-		// {} and {$natural: 1} read in insertion order; any other sort,
-		// one naming $natural among other keys too, is refused
-		if fields, _ := q.sort.Fields(); len(fields) > 0 || q.sort.Natural() < 0 {
-			return nil, mongoerr.New(mongoerr.BadValue, "error processing query: cannot use tailable option with a sort other than {$natural: 1}")
-		}
 	}
 	c := e.cat.get(db, coll)
 	if c == nil || c.capped == nil {

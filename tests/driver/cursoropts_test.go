@@ -384,7 +384,8 @@ func TestCursorExactFill(t *testing.T) {
 
 // TestTailableCursorOptions: a tailable find applies skip to its start and
 // limit to all its batches together, after which it stays open and returns
-// nothing, as in MongoDB; its sort may be {} or {$natural: 1} only; on a
+// nothing, as in MongoDB; its sort may be {} or {$natural: 1} only (any
+// number equal to 1), else the find fails as it parses; on a
 // collection that does not exist it opens no cursor; a getMore fails with
 // CappedPositionLost (136) once the collection evicted the last document
 // it returned, and with QueryPlanKilled (175) once the collection is
@@ -435,9 +436,21 @@ func TestTailableCursorOptions(t *testing.T) {
 	if got, next, err := getMore(id); err != nil || len(got) != 0 || next == 0 {
 		t.Fatalf("getMore past the limit: %v, cursor %d (%v): want nothing and an open cursor", got, next, err)
 	}
-	for _, sort := range []bson.D{{{Key: "$natural", Value: -1}}, {{Key: "$natural", Value: 1}, {Key: "x", Value: 1}}} {
-		_, err := runRaw(t, db, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "sort", Value: sort}})
-		requireCode(t, err, 2, "BadValue")
+	// validateFindCommandRequest's messages, unprefixed: the find is
+	// refused as it parses, $natural's own rule first
+	for _, c := range []struct {
+		sort bson.D
+		msg  string
+	}{
+		{bson.D{{Key: "$natural", Value: -1}}, "cannot use tailable option with a sort other than {$natural: 1}"},
+		{bson.D{{Key: "x", Value: 1}}, "cannot use tailable option with a sort other than {$natural: 1}"},
+		{bson.D{{Key: "$natural", Value: 1}, {Key: "x", Value: 1}}, "$natural sort cannot be set to a value other than -1 or 1."},
+	} {
+		_, err := runRaw(t, db, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "sort", Value: c.sort}})
+		requireError(t, err, 2, "BadValue", c.msg)
+	}
+	if _, err := runRaw(t, db, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: 1.0}}}}); err != nil {
+		t.Fatalf("tailable find sorted {$natural: 1.0}: %v", err)
 	}
 	reply, err = runRaw(t, db, bson.D{{Key: "find", Value: "nothere"}, {Key: "tailable", Value: true}})
 	if err != nil {

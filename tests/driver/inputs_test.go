@@ -354,6 +354,22 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "$natural in a compound hint", setup: []bson.D{insertC, idx("c", spec(a1, "a_1"))},
 			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "hint", Value: bson.D{{Key: "a", Value: 1}, {Key: "$natural", Value: 1}}}},
 			code: 2, codeName: "BadValue", msg: "$natural hint cannot be set"},
+		// validateFindCommandRequest runs as the find command parses
+		// (query_request_helper::makeFromFindCommand), before the
+		// collection is looked up: a missing collection or a view fails
+		// the same way.
+		{name: "$natural hint of 2 on a missing collection",
+			cmd:  bson.D{{Key: "find", Value: "missing"}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: 2}}}},
+			code: 2, codeName: "BadValue", msg: "$natural hint cannot be set to a value other than -1 or 1."},
+		{name: "$natural sort of 2 on a view", setup: []bson.D{{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}}},
+			cmd:  bson.D{{Key: "find", Value: "v"}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: 2}}}},
+			code: 2, codeName: "BadValue", msg: "$natural sort cannot be set to a value other than -1 or 1."},
+		{name: "tailable find with a sort, of a missing collection",
+			cmd:  bson.D{{Key: "find", Value: "missing"}, {Key: "tailable", Value: true}, {Key: "sort", Value: a1}},
+			code: 2, codeName: "BadValue", msg: "cannot use tailable option with a sort other than {$natural: 1}"},
+		{name: "tailable find with a sort, of a view", setup: []bson.D{{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}}},
+			cmd:  bson.D{{Key: "find", Value: "v"}, {Key: "tailable", Value: true}, {Key: "sort", Value: a1}},
+			code: 2, codeName: "BadValue", msg: "cannot use tailable option with a sort other than {$natural: 1}"},
 		{name: "index hint with a $natural sort", setup: []bson.D{insertC, idx("c", spec(a1, "a_1"))},
 			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: 1}}}, {Key: "hint", Value: a1}},
 			code: 2, codeName: "BadValue", msg: "index hint not allowed with $natural sort order"},
