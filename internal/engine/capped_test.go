@@ -266,3 +266,45 @@ func TestCappedRefusesTTL(t *testing.T) {
 		}
 	}
 }
+
+// TestTailableCursorWaitEndsAtDrop: a Wait on a tailable cursor returns as
+// soon as its collection leaves the catalog, dropped or renamed away, and
+// the next read fails with QueryPlanKilled, as MongoDB's capped insert
+// notifier wakes an awaitData getMore when the collection goes.
+func TestTailableCursorWaitEndsAtDrop(t *testing.T) {
+	for _, how := range []string{"drop", "rename"} {
+		t.Run(how, func(t *testing.T) {
+			e := newTestEngine(t)
+			if err := e.CreateCollection("test", "t", CollectionOptions{Capped: true, Size: 4096}); err != nil {
+				t.Fatal(err)
+			}
+			tc, err := e.Tail("test", "t", FindOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, err := tc.Next(); d != nil || err != nil {
+				t.Fatalf("empty collection: %v, %v", d, err)
+			}
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				var err error
+				if how == "drop" {
+					_, err = e.DropCollection("test", "t")
+				} else {
+					err = e.RenameCollection("test", "t", "test", "u", false)
+				}
+				if err != nil {
+					t.Error(err)
+				}
+			}()
+			start := time.Now()
+			tc.Wait(context.Background(), 10*time.Second)
+			if waited := time.Since(start); waited > 5*time.Second {
+				t.Fatalf("Wait returned after %v, not at the %s", waited, how)
+			}
+			if _, err := tc.Next(); !mongoerr.Is(err, mongoerr.QueryPlanKilled) {
+				t.Fatalf("read after the %s: %v, want QueryPlanKilled", how, err)
+			}
+		})
+	}
+}

@@ -40,6 +40,10 @@ type Collection struct {
 
 	mu      sync.RWMutex
 	dropped bool // set under mu once the catalog entry is gone
+	// gone, made for a capped collection, is closed when dropped is set:
+	// the awaitData getMores waiting on its tailable cursors wake and
+	// fail at once, as MongoDB's capped insert notifier wakes them.
+	gone chan struct{}
 	// pending is set while the collection belongs to the open transaction
 	// that created it, before that transaction commits.
 	pending atomic.Bool
@@ -490,7 +494,7 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[1
 		return nil, err
 	}
 	if opts.Capped {
-		coll.capped = newCappedState(opts)
+		coll.capped, coll.gone = newCappedState(opts), make(chan struct{})
 	}
 	if uuid != nil {
 		coll.UUID = *uuid

@@ -204,6 +204,7 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 			e.log.Warn("Collection has malformed validator", "namespace", db+"."+name, "validatorStatus", err.Error())
 		}
 		if coll.Options.Capped {
+			coll.gone = make(chan struct{})
 			if byID == nil {
 				byID = map[uint32]*Collection{}
 				for _, c := range e.cat.colls {
@@ -255,10 +256,13 @@ func (e *Engine) notifyDropped(c *Collection) {
 	}
 }
 
-// markDropped tells the writers of c, once those in flight are done, that
-// it no longer exists.
+// markDropped tells the writers of c, once those in flight are done, and
+// the tailable cursors waiting on it, that it no longer exists.
 func markDropped(c *Collection) {
 	c.mu.Lock()
+	if !c.dropped && c.gone != nil {
+		close(c.gone)
+	}
 	c.dropped = true
 	c.mu.Unlock()
 }

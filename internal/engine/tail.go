@@ -225,13 +225,15 @@ func (s *tailSource) Next() (bson.Raw, error) {
 
 func (s *tailSource) Close() error { return firstErr(s.it.Close(), s.snap.Close()) }
 
-// Wait blocks until a document is inserted into the collection, timeout
+// Wait blocks until a document is inserted into the collection, the
+// collection leaves the catalog (dropped, renamed away), timeout
 // passes or ctx (the getMore's operation) ends.
 func (t *TailCursor) Wait(ctx context.Context, timeout time.Duration) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case <-t.c.insertedSignal():
+	case <-t.c.gone:
 	case <-timer.C:
 	case <-ctx.Done():
 	}
