@@ -90,6 +90,9 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return s.countView(r, coll, o)
 	}
+	if err := checkNaturalHint(o.Hint); err != nil {
+		return nil, err
+	}
 	o.Ctx = r.Ctx
 	o.Let = s.withScripts(o.Let, r, r.Ctx)
 	var n int64
@@ -150,6 +153,9 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 		return s.distinctView(r, coll, key, o)
+	}
+	if err := checkNaturalHint(o.Hint); err != nil {
+		return nil, err
 	}
 	o.Txn, o.Ctx = r.Txn, r.Ctx
 	o.Let = s.withScripts(o.Let, r, r.Ctx)

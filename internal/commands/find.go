@@ -92,8 +92,8 @@ func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error
 	if err == nil {
 		err = query.CheckNatural(o.Sort, "sort")
 	}
-	if h, ok := o.Hint.DocumentOK(); err == nil && ok {
-		err = query.CheckNatural(h, "hint")
+	if err == nil {
+		err = checkNaturalHint(o.Hint)
 	}
 	if err == nil && a.awaitData && !a.tailable {
 		err = mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
@@ -226,6 +226,17 @@ func checkResumable(c *cmdArgs, o *engine.FindOptions) error {
 		return mongoerr.New(mongoerr.BadValue, "Malformed resume token: the '_resumeAfter' object must contain exactly one field named '$recordId', of type NumberLong, BinData or jstNULL.")
 	}
 	o.ResumeAfter = rid
+	return nil
+}
+
+// checkNaturalHint applies hasInvalidNaturalParam to a read's hint, as
+// MongoDB's validateFindCommandRequest does when it parses a find or
+// canonicalizes a count's or distinct's query: before the collection is
+// read, so a missing one fails the same way.
+func checkNaturalHint(hint bson.RawValue) error {
+	if h, ok := hint.DocumentOK(); ok {
+		return query.CheckNatural(h, "hint")
+	}
 	return nil
 }
 

@@ -357,9 +357,16 @@ func TestRefusedInputs(t *testing.T) {
 		// validateFindCommandRequest runs as the find command parses
 		// (query_request_helper::makeFromFindCommand), before the
 		// collection is looked up: a missing collection or a view fails
-		// the same way.
+		// the same way; count and distinct run it as they canonicalize
+		// their query, also for a missing collection.
 		{name: "$natural hint of 2 on a missing collection",
 			cmd:  bson.D{{Key: "find", Value: "missing"}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: 2}}}},
+			code: 2, codeName: "BadValue", msg: "$natural hint cannot be set to a value other than -1 or 1."},
+		{name: "count with a $natural hint of 2 on a missing collection",
+			cmd:  bson.D{{Key: "count", Value: "missing"}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: 2}}}},
+			code: 2, codeName: "BadValue", msg: "$natural hint cannot be set to a value other than -1 or 1."},
+		{name: "distinct with a $natural hint of 0 on a missing collection",
+			cmd:  bson.D{{Key: "distinct", Value: "missing"}, {Key: "key", Value: "a"}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: 0}}}},
 			code: 2, codeName: "BadValue", msg: "$natural hint cannot be set to a value other than -1 or 1."},
 		{name: "$natural sort of 2 on a view", setup: []bson.D{{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}}},
 			cmd:  bson.D{{Key: "find", Value: "v"}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: 2}}}},
