@@ -367,3 +367,54 @@ func TestKeysPastIntervals(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyFiltersBeforeFetch: a regex (other than a literal prefix) or a
+// $mod on a field of an index that is neither multikey nor collated is
+// tested on each key's value before its document is fetched, as MongoDB's
+// IXSCAN filter (and3.js): only the documents whose key passes are
+// examined, and the results are the collection scan's.
+func TestKeyFiltersBeforeFetch(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "k", `{"a": 1}`, false)
+	mustCreateIndex(t, e, "k", `{"n": 1, "a": 1}`, false)
+	var docs []bson.Raw
+	for i, d := range []string{`"a": 1, "n": 1`, `"a": "foo", "n": 2`, `"a": "bar", "n": 3`, `"a": "boo", "n": 4`, `"n": 5`, `"a": null, "n": 6`, `"a": 7.5, "n": 7`} {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, %s}`, i, d)))
+	}
+	if _, _, err := e.Insert("test", "k", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		filter, hint       string
+		returned, examined int64
+	}{
+		{`{"a": {"$regex": "o"}}`, `{"a": 1}`, 2, 2},
+		{`{"a": {"$regex": "a"}}`, `{"a": 1}`, 1, 1},
+		{`{"a": {"$regex": "z"}}`, `{"a": 1}`, 0, 0},
+		{`{"a": {"$regex": "^b", "$options": "i"}}`, `{"a": 1}`, 2, 2},
+		{`{"a": {"$not": {"$regex": "o"}}}`, `{"a": 1}`, 5, 7},
+		{`{"$and": [{"a": {"$regex": "oo"}}, {"a": {"$not": {"$regex": "f"}}}]}`, `{"a": 1}`, 1, 2},
+		{`{"a": {"$mod": [2, 1]}}`, `{"a": 1}`, 2, 2},
+		{`{"n": {"$mod": [2, 0]}}`, `{"n": 1, "a": 1}`, 3, 3},
+		{`{"n": {"$gt": 1}, "a": {"$regex": "oo"}}`, `{"n": 1, "a": 1}`, 2, 2},
+		// A literal prefix: its bounds decide it.
+		{`{"a": {"$regex": "^b"}}`, `{"a": 1}`, 2, 2},
+	} {
+		o := FindOptions{Filter: ext(t, r.filter), Hint: ext(t, `{"h": `+r.hint+`}`).Lookup("h")}
+		out, err := e.Explain("test", "k", o, ExecutionStats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats := bson.Raw(bsonDoc(out)).Lookup("executionStats").Document()
+		if n, d := stats.Lookup("nReturned").AsInt64(), stats.Lookup("totalDocsExamined").AsInt64(); n != r.returned || d != r.examined {
+			t.Errorf("%s: nReturned %d, totalDocsExamined %d; want %d, %d", r.filter, n, d, r.returned, r.examined)
+		}
+		want := findIDsIn(t, e, "k", FindOptions{Filter: o.Filter}, `{"$natural": 1}`)
+		got := findIDsIn(t, e, "k", o, "")
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: index scan returned %v, collection scan %v", r.filter, got, want)
+		}
+	}
+}

@@ -388,6 +388,12 @@ func (s *planSource) Next() (bson.Raw, error) {
 					continue
 				}
 			}
+			if s.rejected() {
+				if err := mongoerr.Interruption(s.ctx); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if s.dup(encID) {
 				s.dropped(encID)
 				if err := mongoerr.Interruption(s.ctx); err != nil {
@@ -395,6 +401,12 @@ func (s *planSource) Next() (bson.Raw, error) {
 				}
 				continue
 			}
+		}
+		if s.seen == nil && s.rejected() {
+			if err := mongoerr.Interruption(s.ctx); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		s.lastKey, s.lastEntry = s.it.Key(), s.it.Value()
 		if cov := s.p.Covered(); cov != nil {
@@ -439,6 +451,17 @@ func (s *planSource) setLast(doc bson.Raw, id []byte) {
 	if s.ids {
 		s.lastID = append(s.lastID[:0], id...)
 	}
+}
+
+// rejected reports that the key at the iterator fails the plan's key
+// filters, so its document is not fetched: tested before dup records the
+// document, which another key, or another scan of a union, may yield.
+func (s *planSource) rejected() bool {
+	if !s.p.HasKeyFilters() || s.p.Covered() != nil {
+		return false
+	}
+	vals := entryValues(s.it.Value())
+	return vals != nil && !s.p.KeyPasses(vals)
 }
 
 // dup reports whether the document of encID was yielded before, and

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"slices"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/query"
 )
 
 // keyCheck is the bounds of an index field that the plan's intervals do
@@ -14,6 +17,53 @@ import (
 type keyCheck struct {
 	field  int
 	bounds fieldBounds
+}
+
+// keyFilter is a condition on an index field that its bounds only
+// approximate and the key's value decides: a regex other than a literal
+// prefix ($regex's bounds are every string, or a prefix's) or $mod (every
+// number), which MongoDB's
+// IndexBoundsBuilder bounds INEXACT_COVERED and its planner puts on the
+// IXSCAN as a filter, so that a key failing it fetches no document
+// (and3.js: docsExamined).
+type keyFilter struct {
+	field int
+	cond  *query.Node
+}
+
+// keyFiltersOf are the key filters of a plan over fields, of an index
+// without a collation (its entries then keep values the conditions can
+// test) on which no document indexed an array (a key is then the field's
+// one value, and a condition one value fails, the document fails).
+func keyFiltersOf(leaves []*query.Node, fields []Field) []keyFilter {
+	var out []keyFilter
+	for _, n := range leaves {
+		if n.Kind != query.KindRegex && n.Kind != query.KindMod || n.Kind == query.KindRegex && wholePrefix(n) {
+			continue
+		}
+		for i, f := range fields {
+			if f.Path == n.Path && !f.Hashed && !f.Text && !f.Geo && !f.Flat && f.WildcardOf == "" && !f.Wildcard && len(f.WildcardPaths) == 0 {
+				out = append(out, keyFilter{field: i, cond: n})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// HasKeyFilters reports whether the plan tests its keys' values
+// (KeyPasses) before fetching their documents.
+func (p *Plan) HasKeyFilters() bool { return p.keyFilters != nil }
+
+// KeyPasses reports whether the values of a key, as its index entry holds
+// them ({"0": v0, ...}), meet the plan's key filters.
+func (p *Plan) KeyPasses(vals bson.Raw) bool {
+	for _, kf := range p.keyFilters {
+		if !kf.cond.MatchesValue(vals.Index(uint(kf.field)).Value()) {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckKey tests the plan's key checks on key, a whole index key after

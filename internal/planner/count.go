@@ -24,10 +24,11 @@ func (p *Plan) CountScan() bool { return p.exact || p.countExact }
 // setExact decides p.exact for the filter root: p scans a secondary index
 // that is not multikey (a document has one key, and ranges intersect),
 // and the filter is a conjunction of equalities, $in lists and
-// comparisons on index fields that the bounds express exactly: on each
-// field either one equality or $in and nothing else, or comparisons only;
-// no null or undefined (the index holds missing fields as null), arrays,
-// regexes or NaN among the values.
+// comparisons (a regex that is a literal prefix among them) on index
+// fields that the bounds express exactly: on each field either one
+// equality or $in and nothing else, or comparisons only; no null or
+// undefined (the index holds missing fields as null), arrays, regexes or
+// NaN among the values.
 func (p *Plan) setExact(root *query.Node) {
 	if collated(root) || p.coll != nil {
 		// Collation keys are not the values: a covered read or a
@@ -36,12 +37,12 @@ func (p *Plan) setExact(root *query.Node) {
 		// bounds the index (its collation, or no string), for a count.
 		p.exact, p.idDecides = false, false
 		p.countExact = p.coll != nil && p.Index != nil && !p.multikey && p.Or == nil && p.checks == nil &&
-			allFit(root, p.coll) && decides([]*query.Node{root}, p.fields)
+			allFit(root, p.coll) && decides([]*query.Node{root}, p.fields, true)
 		return
 	}
-	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides([]*query.Node{root}, p.fields)
+	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides([]*query.Node{root}, p.fields, false)
 	p.idDecides = p.Index == nil && !p.Natural && p.Or == nil && p.Intervals != nil && p.checks == nil &&
-		decides([]*query.Node{root}, p.fields)
+		decides([]*query.Node{root}, p.fields, false)
 }
 
 // setExactPaths decides p.exactPaths for the filter root: the paths of
@@ -73,10 +74,59 @@ func (p *Plan) setExactPaths(root *query.Node) {
 				on = append(on, n)
 			}
 		}
-		if decides(on, p.fields) {
+		if decides(on, p.fields, false) {
 			p.exactPaths = append(p.exactPaths, f.Path)
 		}
 	}
+}
+
+// keyFiltered splits filter, the FETCH's, into what the FETCH still
+// tests and the top-level fields the plan's key filters decide alone
+// (keyFilter), which MongoDB shows as the IXSCAN's filter instead; keyed
+// is nil when there are none. A field written twice, or under an
+// operator, stays.
+func (p *Plan) keyFiltered(filter bson.Raw) (fetch, keyed bson.Raw) {
+	if p.keyFilters == nil {
+		return filter, nil
+	}
+	elems, err := filter.Elements()
+	if err != nil {
+		return filter, nil
+	}
+	seen := map[string]int{}
+	for _, e := range elems {
+		seen[e.Key()]++
+	}
+	decided := func(path string) bool {
+		n := 0
+		for _, l := range p.leaves {
+			if l.Path != path {
+				continue
+			}
+			if !slices.ContainsFunc(p.keyFilters, func(kf keyFilter) bool { return kf.cond == l }) {
+				return false
+			}
+			n++
+		}
+		return n > 0
+	}
+	fstart, fout := bsoncore.AppendDocumentStart(nil)
+	kstart, kout := bsoncore.AppendDocumentStart(nil)
+	moved := false
+	for _, e := range elems {
+		if seen[e.Key()] == 1 && decided(e.Key()) {
+			kout = append(kout, e...)
+			moved = true
+			continue
+		}
+		fout = append(fout, e...)
+	}
+	if !moved {
+		return filter, nil
+	}
+	fout, _ = bsoncore.AppendDocumentEnd(fout, fstart)
+	kout, _ = bsoncore.AppendDocumentEnd(kout, kstart)
+	return fout, kout
 }
 
 // residual is filter without its top-level fields the plan's bounds
@@ -117,8 +167,9 @@ func (p *Plan) residual(filter bson.Raw) bson.Raw {
 func (p *Plan) IDRangeDecides() bool { return p.idDecides }
 
 // decides reports whether bounds on fields (not multikey) express the
-// conjunction of nodes exactly (see setExact).
-func decides(nodes []*query.Node, fields []Field) bool {
+// conjunction of nodes exactly (see setExact); collated: the fields are
+// an index's under a collation, whose bounds of a regex are every string.
+func decides(nodes []*query.Node, fields []Field, collated bool) bool {
 	// uses counts, per field (by position), the points and the ranges
 	// on it; a plan has few fields.
 	var usesBuf [8]fieldUse
@@ -128,7 +179,7 @@ func decides(nodes []*query.Node, fields []Field) bool {
 	}
 	uses = uses[:len(fields)]
 	for _, n := range nodes {
-		if n == nil || !decidesNode(n, fields, uses) {
+		if n == nil || !decidesNode(n, fields, uses, collated) {
 			return false
 		}
 	}
@@ -146,10 +197,10 @@ type fieldUse struct{ points, ranges int }
 // decidesNode reports whether bounds on fields express n exactly,
 // counting in uses (by field position) the points and ranges it puts on
 // each field.
-func decidesNode(n *query.Node, fields []Field, uses []fieldUse) bool {
+func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated bool) bool {
 	if n.Kind == query.KindAnd {
 		for _, ch := range n.Children {
-			if !decidesNode(ch, fields, uses) {
+			if !decidesNode(ch, fields, uses, collated) {
 				return false
 			}
 		}
@@ -188,8 +239,22 @@ func decidesNode(n *query.Node, fields []Field, uses []fieldUse) bool {
 	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
 		u.ranges++
 		return exactPoint(n.Value)
+	case query.KindRegex:
+		// an index under a collation is scanned over every string
+		u.ranges++
+		return !collated && wholePrefix(n)
 	}
 	return false
+}
+
+// wholePrefix reports whether n is a regex that is a literal prefix and
+// nothing else (/^abc/): its bounds, the strings starting with the prefix
+// and the regex itself, hold exactly what it matches (simpleRegex's EXACT
+// tightness).
+func wholePrefix(n *query.Node) bool {
+	pattern, opts := n.Value.Regex()
+	_, whole, _ := regexPrefix(pattern, opts)
+	return whole
 }
 
 // exactPoint reports whether index bounds express matching v exactly.

@@ -277,7 +277,8 @@ func planCase(t *testing.T, catalog Catalog, input string) string {
 }
 
 // describe writes an explain tree: each chain of stages on one line, root
-// first, then its index scan's index, direction and bounds, or the inputs
+// first, then its index scan's index, direction, bounds and filter on the
+// keys, or the inputs
 // of a stage with several, indented.
 func describe(b *strings.Builder, indent string, stage bson.D) {
 	var names []string
@@ -295,6 +296,9 @@ func describe(b *strings.Builder, indent string, stage bson.D) {
 		switch names[len(names)-1] {
 		case "IXSCAN", "DISTINCT_SCAN":
 			fmt.Fprintf(b, "%s  %s %s %s\n", indent, m["indexName"], m["direction"], jsonOf(m["indexBounds"]))
+			if f, ok := m["filter"]; ok {
+				fmt.Fprintf(b, "%s  keys filtered by %s\n", indent, jsonOf(f))
+			}
 		case "COUNT_SCAN":
 			fmt.Fprintf(b, "%s  %s %s\n", indent, m["indexName"], jsonOf(m["indexBounds"]))
 		}

@@ -107,7 +107,12 @@ func (p *Plan) Explain(s Shape) bson.D {
 	case p.covered != nil:
 		stage = p.scanStage()
 	default:
-		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, filterOf(p.residual(s.Filter))...), bson.E{Key: "inputStage", Value: p.scanStage()})
+		fetch, keyed := p.keyFiltered(p.residual(s.Filter))
+		scan := p.scanStage()
+		if keyed != nil {
+			scan = slices.Insert(scan, 1, bson.E{Key: "filter", Value: keyed})
+		}
+		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, filterOf(fetch)...), bson.E{Key: "inputStage", Value: scan})
 	}
 	blockingSort := len(s.Sort) > 0 && !p.Sorted
 	if blockingSort {

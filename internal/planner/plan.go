@@ -95,6 +95,10 @@ type Plan struct {
 	// the fields the intervals bound.
 	checks   []keyCheck
 	ivFields int
+	// keyFilters are the conditions the keys' values decide but the
+	// bounds only approximate (keyFiltersOf), tested on each key before
+	// its document is fetched.
+	keyFilters []keyFilter
 	// ranged reports that the intervals bound a field by a range after
 	// the points; eqFields counts the fields bounded by points only
 	// (equalities and $in).
@@ -601,6 +605,9 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 		p.PointFields++
 	}
 	p.Sorted, p.Reverse = providesSort(p.fields, p.fieldBounds, single, bounded, multikey, sort)
+	if ix != nil && !multikey && ixColl == nil {
+		p.keyFilters = keyFiltersOf(leaves, p.fields)
+	}
 	return p
 }
 

@@ -23,7 +23,7 @@ import (
 func regexBounds(re bson.RawValue, desc, collated bool) fieldBounds {
 	pattern, opts := re.Regex()
 	var str fieldInterval
-	if prefix, ok := regexPrefix(pattern, opts); ok && !collated {
+	if prefix, _, ok := regexPrefix(pattern, opts); ok && !collated {
 		enc := keyenc.Encode(bson.RawValue{Type: bson.TypeString, Value: appendString(nil, prefix)})
 		enc = enc[:len(enc)-2] // drop the string terminator: the bytes every extension starts with
 		if desc {
@@ -59,8 +59,10 @@ func regexBounds(re bson.RawValue, desc, collated bool) fieldBounds {
 // allows zero repetitions (*, ?, {) drops the character before it. Text
 // between \Q and \E, and any other escaped character (a non-ASCII one
 // too), stands for itself. With x, whitespace is skipped and # ends the
-// pattern. ok is false when there is no non-empty prefix.
-func regexPrefix(pattern, opts string) (prefix string, ok bool) {
+// pattern. ok is false when there is no non-empty prefix; whole reports
+// that the prefix is the whole pattern, whose bounds then decide it
+// (simpleRegex's EXACT tightness, where others are INEXACT_COVERED).
+func regexPrefix(pattern, opts string) (prefix string, whole, ok bool) {
 	var multilineOK bool
 	switch {
 	case strings.HasPrefix(pattern, `\A`):
@@ -68,23 +70,23 @@ func regexPrefix(pattern, opts string) (prefix string, ok bool) {
 	case strings.HasPrefix(pattern, "^"):
 		pattern = pattern[1:]
 	default:
-		return "", false
+		return "", false, false
 	}
 	if strings.IndexByte(pattern, '|') >= 0 {
-		return "", false
+		return "", false, false
 	}
 	extended := false
 	for _, o := range opts {
 		switch o {
 		case 'm':
 			if !multilineOK {
-				return "", false
+				return "", false, false
 			}
 		case 's', 'u':
 		case 'x':
 			extended = true
 		default:
-			return "", false
+			return "", false, false
 		}
 	}
 	var b strings.Builder
@@ -93,15 +95,16 @@ func regexPrefix(pattern, opts string) (prefix string, ok bool) {
 		_, n := utf8.DecodeLastRuneInString(s)
 		return s[:len(s)-n]
 	}
-scan:
 	for i := 0; i < len(pattern); i++ {
 		c := pattern[i]
 		switch {
 		case c == '*' || c == '?' || c == '{':
-			return nonEmpty(dropLast())
+			p, ok := nonEmpty(dropLast())
+			return p, false, ok
 		case c == '\\':
 			if i+1 == len(pattern) {
-				break scan
+				p, ok := nonEmpty(b.String())
+				return p, false, ok
 			}
 			n := pattern[i+1]
 			switch {
@@ -115,7 +118,8 @@ scan:
 				b.WriteString(quoted[:end])
 				i += 1 + end + 2
 			case n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z' || n >= '0' && n <= '9':
-				break scan
+				p, ok := nonEmpty(b.String())
+				return p, false, ok
 			default:
 				// Any other escaped character, a multibyte one included,
 				// stands for itself.
@@ -123,16 +127,16 @@ scan:
 				b.WriteString(pattern[i+1 : i+1+size])
 				i += size
 			}
-		case strings.IndexByte("^$.[()+", c) >= 0:
-			break scan
-		case extended && c == '#':
-			break scan
+		case strings.IndexByte("^$.[()+", c) >= 0, extended && c == '#':
+			p, ok := nonEmpty(b.String())
+			return p, false, ok
 		case extended && strings.IndexByte(" \t\n\r\f\v", c) >= 0:
 		default:
 			b.WriteByte(c)
 		}
 	}
-	return nonEmpty(b.String())
+	p, ok := nonEmpty(b.String())
+	return p, ok, ok
 }
 
 func nonEmpty(s string) (string, bool) { return s, s != "" }

@@ -8,43 +8,44 @@ func TestRegexPrefix(t *testing.T) {
 	tests := []struct {
 		pattern, opts string
 		want          string // "" for no bounds
+		whole         bool   // the prefix is the whole pattern
 	}{
-		{`^,Books,`, ``, ",Books,"},
-		{`^abc.*`, ``, "abc"},
-		{`^ab?c`, ``, "a"},
-		{`^a\.b\,c`, ``, "a.b,c"},
-		{`^(x)`, ``, ""},
-		{`^foo$`, ``, "foo"},
-		{`^abc{2}`, ``, "ab"},
-		{`^ab{0}c`, ``, "a"},
-		{`^discussion/slug`, ``, "discussion/slug"},
-		{`^a\d`, ``, "a"},
-		{`^x+`, ``, "x"},
-		{`^programming|math`, ``, ""},
-		{`^a\|b`, ``, ""},
-		{`abc`, ``, ""},
-		{`^abc`, `i`, ""},
-		{`^abc`, `m`, ""},
-		{`\Aabc`, `m`, "abc"},
-		{`^abc`, `s`, "abc"},
-		{`^a b#c`, `x`, "ab"},
-		{`^a b *`, `x`, "a"},
-		{`^aé*`, ``, "a"},
-		{`^`, ``, ""},
-		{`^\Qblah\E`, ``, "blah"},
-		{`^\Q[\Ewi\Qth]some?s\Eym`, ``, "[with]some?sym"},
-		{`^\Qa.b`, ``, "a.b"},
-		{`^\Qab\E*`, ``, "a"},
-		{`^\Qa\bc\E`, ``, `a\bc`},
-		{`^\é`, ``, "é"},
-		{`^\éa.`, ``, "éa"},
-		{`^\/`, ``, "/"},
-		{`^\E`, ``, ""},
+		{`^,Books,`, ``, ",Books,", true},
+		{`^abc.*`, ``, "abc", false},
+		{`^ab?c`, ``, "a", false},
+		{`^a\.b\,c`, ``, "a.b,c", true},
+		{`^(x)`, ``, "", false},
+		{`^foo$`, ``, "foo", false},
+		{`^abc{2}`, ``, "ab", false},
+		{`^ab{0}c`, ``, "a", false},
+		{`^discussion/slug`, ``, "discussion/slug", true},
+		{`^a\d`, ``, "a", false},
+		{`^x+`, ``, "x", false},
+		{`^programming|math`, ``, "", false},
+		{`^a\|b`, ``, "", false},
+		{`abc`, ``, "", false},
+		{`^abc`, `i`, "", false},
+		{`^abc`, `m`, "", false},
+		{`\Aabc`, `m`, "abc", true},
+		{`^abc`, `s`, "abc", true},
+		{`^a b#c`, `x`, "ab", false},
+		{`^a b *`, `x`, "a", false},
+		{`^aé*`, ``, "a", false},
+		{`^`, ``, "", false},
+		{`^\Qblah\E`, ``, "blah", true},
+		{`^\Q[\Ewi\Qth]some?s\Eym`, ``, "[with]some?sym", true},
+		{`^\Qa.b`, ``, "a.b", true},
+		{`^\Qab\E*`, ``, "a", false},
+		{`^\Qa\bc\E`, ``, `a\bc`, true},
+		{`^\é`, ``, "é", true},
+		{`^\éa.`, ``, "éa", false},
+		{`^\/`, ``, "/", true},
+		{`^\E`, ``, "", false},
 	}
 	for _, tc := range tests {
-		got, ok := regexPrefix(tc.pattern, tc.opts)
-		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("regexPrefix(%q, %q) = %q, %v; want %q", tc.pattern, tc.opts, got, ok, tc.want)
+		got, whole, ok := regexPrefix(tc.pattern, tc.opts)
+		if got != tc.want || ok != (tc.want != "") || whole != tc.whole {
+			t.Errorf("regexPrefix(%q, %q) = %q, %v, %v; want %q, %v", tc.pattern, tc.opts, got, whole, ok, tc.want, tc.whole)
 		}
 	}
 }

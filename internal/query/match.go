@@ -84,6 +84,13 @@ func (n *Node) visit(v bson.RawValue, off int) (bool, int) {
 	return true, inner
 }
 
+// MatchesValue reports whether v, one value of n's path that is not an
+// array (the path missing: the zero RawValue), meets n.
+func (n *Node) MatchesValue(v bson.RawValue) bool {
+	ok, _ := n.matchValue(v)
+	return ok
+}
+
 // matchValue tests a single value (MongoDB's matchesSingleElement); v is the
 // zero RawValue when the path is missing. pos is the matching element's
 // index for $elemMatch, else -1.
