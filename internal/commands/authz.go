@@ -18,6 +18,16 @@ type need struct {
 	action string
 }
 
+// allowsAll reports whether privs grant every one of needs.
+func allowsAll(privs auth.Privileges, needs []need) bool {
+	for _, n := range needs {
+		if !privs.Allows(n.target, n.action) {
+			return false
+		}
+	}
+	return true
+}
+
 // authzRule says what a command needs: open commands (the handshake) need
 // no authenticated user; the others need one holding every privilege
 // needs returns (none for commands any authenticated user may run).
@@ -563,12 +573,12 @@ func (s *Service) authorize(r *Request, name string) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range needs {
-		if !u.privs.Allows(n.target, n.action) {
-			// the command as BSONObj::toString shows it: { find: "c", ... }
-			return mongoerr.New(mongoerr.Unauthorized, "not authorized on %s to execute command %s", r.DB, redactCommand(r.Cmd))
-		}
+	if !allowsAll(u.privs, needs) {
+		// the command as BSONObj::toString shows it: { find: "c", ... }
+		return mongoerr.New(mongoerr.Unauthorized, "not authorized on %s to execute command %s", r.DB, redactCommand(r.Cmd))
 	}
+	// a cursor the command opens keeps them (addCursor)
+	r.needs = needs
 	switch name {
 	case "getMore", "killCursors":
 		return s.authorizeCursors(r, name, u)
@@ -578,9 +588,10 @@ func (s *Service) authorize(r *Request, name string) error {
 
 // authorizeCursors refuses a getMore of a cursor opened in another
 // session (unless the user may impersonate) or by another user, in
-// MongoDB's order (CursorManager::pinCursor, then the getMore command),
-// and a killCursors of another user's cursor unless the user may kill
-// any cursor.
+// MongoDB's order (CursorManager::pinCursor, then the getMore command's
+// validateAuthorization), or by a user who no longer holds the privileges
+// the cursor was opened with; and a killCursors of another user's cursor
+// unless the user may kill any cursor.
 func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error {
 	me := u.name.String()
 	if name == "getMore" {
@@ -588,14 +599,16 @@ func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error
 		if !ok {
 			return nil
 		}
-		owner, session, found := s.Cursors.OwnerOf(id)
+		o, found := s.Cursors.OriginOf(id)
 		switch {
 		case !found:
-		case session != r.Args.Session.lsid && !u.privs.Allows(auth.ClusterTarget(), "impersonate"):
+		case o.Session != r.Args.Session.lsid && !u.privs.Allows(auth.ClusterTarget(), "impersonate"):
 			return mongoerr.New(mongoerr.Unauthorized, "Cursor session id (%s) is not the same as the operation context's session id (%s)",
-				sessionText(session), sessionText(r.Args.Session.lsid))
-		case owner != me:
+				sessionText(o.Session), sessionText(r.Args.Session.lsid))
+		case o.User != me:
 			return mongoerr.New(mongoerr.Unauthorized, "cursor id %d was not created by the authenticated user", id)
+		case o.Permits != nil && !o.Permits(u.privs):
+			return mongoerr.New(mongoerr.Unauthorized, "not authorized for getMore with cursor id %d", id)
 		}
 		return nil
 	}
@@ -606,7 +619,7 @@ func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error
 		if !ok {
 			continue
 		}
-		if owner, _, found := s.Cursors.OwnerOf(id); found && owner != me && !u.privs.Allows(auth.ClusterTarget(), "killAnyCursor") {
+		if o, found := s.Cursors.OriginOf(id); found && o.User != me && !u.privs.Allows(auth.ClusterTarget(), "killAnyCursor") {
 			return mongoerr.New(mongoerr.Unauthorized, "not authorized to kill cursor on %s", commandTarget(r))
 		}
 	}

@@ -185,7 +185,7 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 			return 0
 		}
 		b.bind(context.Background())
-		s.Cursors.Add(c)
+		s.addCursor(r, c)
 		return c.ID
 	})
 	if err != nil || ended {

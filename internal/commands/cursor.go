@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -195,6 +196,16 @@ type firstBatch struct {
 	expect int64
 }
 
+// addCursor registers c for getMores. Under access control the cursor
+// keeps the privileges r was checked for, which each getMore checks again
+// (authorizeCursors).
+func (s *Service) addCursor(r *Request, c *cursors.Cursor) {
+	if needs := r.needs; needs != nil {
+		c.Permits = func(privs auth.Privileges) bool { return allowsAll(privs, needs) }
+	}
+	s.Cursors.Add(c)
+}
+
 // openCursor wraps src as a cursor of db.coll belonging to r's session and
 // transaction.
 func openCursor(r *Request, db, coll string, src *boundSource) *cursors.Cursor {
@@ -250,7 +261,7 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 			bs.limited, bs.left = true, time.Until(dl)
 		}
 		b.bind(context.Background())
-		s.Cursors.Add(c)
+		s.addCursor(r, c)
 		return c.ID
 	}
 	ns := db + "." + coll
@@ -315,7 +326,7 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc tailSource, b *b
 			return 0
 		}
 		b.bind(context.Background())
-		s.Cursors.Add(c)
+		s.addCursor(r, c)
 		return c.ID
 	})
 	if err != nil || empty {

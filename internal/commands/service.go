@@ -264,6 +264,9 @@ type Request struct {
 	fromOplog bool
 	// session is the command's session, locked while it runs.
 	session *sessions.Session
+	// needs, under access control, are the privileges the command was
+	// checked for: a cursor it opens keeps them for its getMores.
+	needs []need
 	// retryable is set for a retryable write: its statements already
 	// executed in the session's txnNumber are not applied again.
 	retryable bool

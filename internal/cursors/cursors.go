@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/apiparams"
+	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
@@ -51,6 +52,11 @@ type Cursor struct {
 	// User is the authenticated user that opened the cursor ("" for none):
 	// under access control only that user may use it.
 	User string
+	// Permits, under access control, reports whether privileges still
+	// grant what the command that opened the cursor needed (MongoDB's
+	// originating privileges), which a getMore's user must hold; nil
+	// without access control.
+	Permits func(auth.Privileges) bool
 	// API is the Stable API parameters of the command that opened the
 	// cursor: its getMores must give the same.
 	API apiparams.Params
@@ -251,16 +257,22 @@ func (r *Registry) Checkout(id int64, interrupt func(error)) (*Cursor, error) {
 	return c, nil
 }
 
-// OwnerOf is the user and the session that opened cursor id, and whether
-// it exists.
-func (r *Registry) OwnerOf(id int64) (user, session string, ok bool) {
+// Origin is who opened a cursor, where, and what it took.
+type Origin struct {
+	User, Session string
+	DB, Coll      string
+	Permits       func(auth.Privileges) bool
+}
+
+// OriginOf is the origin of cursor id, and whether it exists.
+func (r *Registry) OriginOf(id int64) (Origin, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.cursors[id]
 	if c == nil {
-		return "", "", false
+		return Origin{}, false
 	}
-	return c.User, c.Session, true
+	return Origin{User: c.User, Session: c.Session, DB: c.DB, Coll: c.Coll, Permits: c.Permits}, true
 }
 
 // Return gives a checked-out cursor back for later getMores; a cursor killed
