@@ -56,6 +56,8 @@ func init() {
 	anyUser := authzRule{needs: func(*Request) ([]need, error) { return nil, nil }}
 	for _, n := range []string{"whatsmyuri", "startSession", "endSessions", "refreshSessions",
 		"commitTransaction", "abortTransaction", "killSessions", "getMore",
+		// killCursors checks each cursor instead (authorizeCursors)
+		"killCursors",
 		// test commands, which MongoDB checks no privilege for: they
 		// exist only when the server runs with test commands
 		"configureFailPoint", "clearLog", "testVersion2", "testVersions1And2", "testDeprecation", "testDeprecationInVersion2", "testRemoval"} {
@@ -76,7 +78,7 @@ func init() {
 		"create": {"createCollection"}, "createIndexes": {"createIndex"}, "drop": {"dropCollection"},
 		"dropIndexes": {"dropIndex"}, "deleteIndexes": {"dropIndex"}, "collMod": {"collMod"},
 		"collStats": {"collStats"}, "collstats": {"collStats"}, "listIndexes": {"listIndexes"},
-		"validate": {"validate"}, "killCursors": {"killCursors"},
+		"validate":       {"validate"},
 		"planCacheClear": {"planCacheWrite"}, "planCacheListFilters": {"planCacheRead"},
 		"planCacheSetFilter": {"planCacheIndexFilter"}, "planCacheClearFilters": {"planCacheIndexFilter"},
 	} {
@@ -591,7 +593,9 @@ func (s *Service) authorize(r *Request, name string) error {
 // MongoDB's order (CursorManager::pinCursor, then the getMore command's
 // validateAuthorization), or by a user who no longer holds the privileges
 // the cursor was opened with; and a killCursors of another user's cursor
-// unless the user may kill any cursor.
+// unless the user may kill any cursor, on the cluster or on the cursor's
+// namespace (its database for a listCollections cursor), as MongoDB's
+// checkAuthForKillCursors allows.
 func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error {
 	me := u.name.String()
 	if name == "getMore" {
@@ -619,8 +623,16 @@ func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error
 		if !ok {
 			continue
 		}
-		if o, found := s.Cursors.OriginOf(id); found && o.User != me && !u.privs.Allows(auth.ClusterTarget(), "killAnyCursor") {
-			return mongoerr.New(mongoerr.Unauthorized, "not authorized to kill cursor on %s", commandTarget(r))
+		o, found := s.Cursors.OriginOf(id)
+		if !found || o.User == me || u.privs.Allows(auth.ClusterTarget(), "killAnyCursor") {
+			continue
+		}
+		t := auth.NSTarget(o.DB, o.Coll)
+		if o.Coll == listCollectionsCursor {
+			t = auth.DBTarget(o.DB)
+		}
+		if !u.privs.Allows(t, "killAnyCursor") {
+			return mongoerr.New(mongoerr.Unauthorized, "not authorized to kill cursor on %s.%s", o.DB, o.Coll)
 		}
 	}
 	return nil

@@ -80,7 +80,7 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "validate", Value: "c"}}, []need{{ns("c"), "validate"}}},
 		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "db", Value: "other"}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "1"}}}}, []need{{auth.DBTarget("other"), "validate"}}},
 		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "1"}}}}, []need{{auth.AnyNormalTarget(), "validate"}}},
-		{bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{}}}, []need{{ns("c"), "killCursors"}}},
+		{bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{}}}, nil},
 		{bson.D{{Key: "listCollections", Value: 1}}, []need{{db, "listCollections"}}},
 		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}}, []need{{db, "listCollections"}}},
 		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}, {Key: "nameOnly", Value: true}}, nil},

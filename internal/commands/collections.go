@@ -24,6 +24,10 @@ func init() {
 	registerAdmin(renameCollectionCmd, renameCollectionSpec, "renameCollection")
 }
 
+// listCollectionsCursor is the collection part of a listCollections
+// cursor's namespace, as MongoDB names it.
+const listCollectionsCursor = "$cmd.listCollections"
+
 // listCollectionsSpec declares listCollections' fields, typed as
 // list_collections.idl types them (nameOnly and authorizedCollections
 // bool, includePendingDrops safeBool).
@@ -354,7 +358,7 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 			batch = append(batch, l.doc)
 		}
 	}
-	return s.serveList(r, "$cmd.listCollections", batch, batchSize)
+	return s.serveList(r, listCollectionsCursor, batch, batchSize)
 }
 
 // collectionsOnlyFilter is the filter with which listCollections leaves
