@@ -173,6 +173,17 @@ func saslContinueCmd(s *Service, r *Request) (bson.Raw, error) {
 	return s.saslStep(r, payload)
 }
 
+// errReauthentication refuses to authenticate a connection already
+// authenticated as prev as another user of db, as MongoDB's
+// AuthorizationSessionImpl::addAndAuthorizeUser does: by one code for a
+// user of the same database, by another for one of another database.
+func errReauthentication(prev auth.UserName, db string) error {
+	if prev.DB == db {
+		return mongoerr.New(mongoerr.ReauthenticationRefused, "Each client connection may only be authenticated once. Previously authenticated as: %s", prev)
+	}
+	return mongoerr.New(mongoerr.AuthenticationOnOtherDatabaseRefused, "Client has attempted to authenticate on multiple databases.Already authenticated as: %s", prev)
+}
+
 // saslStep feeds payload to the connection's conversation; on success the
 // connection is authenticated as the conversation's user, and any failure
 // ends the conversation with AuthenticationFailed. Both are logged, without
@@ -185,7 +196,7 @@ func (s *Service) saslStep(r *Request, payload []byte) (bson.Raw, error) {
 	out, done, err := conv.Step(payload)
 	if err == nil && conv.User() != "" {
 		if prev, ok := r.Conn.userName(); ok && prev != (auth.UserName{User: conv.User(), DB: db}) {
-			err = mongoerr.New(mongoerr.ReauthenticationRefused, "Each client connection may only be authenticated once. Previously authenticated as: %s", prev)
+			err = errReauthentication(prev, db)
 		}
 	}
 	if err != nil || done {

@@ -1122,8 +1122,11 @@ const (
 // Access control.
 const (
 	// ReauthenticationRefused: a connection authenticated as one user
-	// authenticating as another.
+	// authenticating as another of the same database.
 	ReauthenticationRefused Code = 5626701
+	// AuthenticationOnOtherDatabaseRefused: a connection authenticated
+	// as one user authenticating as a user of another database.
+	AuthenticationOnOtherDatabaseRefused Code = 5626702
 	// UserAlreadyExists: createUser of a user that exists.
 	UserAlreadyExists Code = 51003
 	// RoleAlreadyExists: createRole of a role that exists.

@@ -1295,3 +1295,33 @@ func TestRolesInfoShapes(t *testing.T) {
 		t.Errorf("admin's roles lack __system or __queryableBackup: %s", s)
 	}
 }
+
+// TestReauthenticationRefused: a connection authenticates as one user
+// only. Authenticating again as the same user succeeds; as another user of
+// the same database it fails with 5626701, as a user of another database
+// with 5626702, as MongoDB's AuthorizationSessionImpl::addAndAuthorizeUser
+// refuses them (jstests/auth/db_multiple_login.js).
+func TestReauthenticationRefused(t *testing.T) {
+	root, in := startAuthServer(t)
+	for _, u := range []struct{ name, db string }{{"other", "admin"}, {"ann", "app"}} {
+		if _, err := runCmd(root, u.db, bson.D{{Key: "createUser", Value: u.name}, {Key: "pwd", Value: "pwd"}, {Key: "roles", Value: bson.A{}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := rawDial(t, in)
+	rawLogin(t, raw)
+	rawLogin(t, raw)
+	for _, tc := range []struct {
+		user, db string
+		code     int32
+		msg      string
+	}{
+		{"other", "admin", 5626701, "Each client connection may only be authenticated once. Previously authenticated as: root@admin"},
+		{"ann", "app", 5626702, "Client has attempted to authenticate on multiple databases.Already authenticated as: root@admin"},
+	} {
+		reply := rawLoginAs(t, raw, tc.user, "pwd", tc.db)
+		if code, _ := reply.Lookup("code").Int32OK(); code != tc.code || reply.Lookup("errmsg").StringValue() != tc.msg {
+			t.Errorf("%s@%s: got %s, want code %d %q", tc.user, tc.db, reply, tc.code, tc.msg)
+		}
+	}
+}

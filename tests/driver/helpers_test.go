@@ -413,7 +413,16 @@ func uriOptions(uri string) *options.ClientOptions {
 // (SCRAM-SHA-256 through saslStart and saslContinue).
 func rawLogin(t testing.TB, c net.Conn) {
 	t.Helper()
-	client, err := scram.SHA256.NewClient(rootUser, rootPassword, "")
+	if reply := rawLoginAs(t, c, rootUser, rootPassword, "admin"); reply != nil {
+		t.Fatalf("login: %s", reply)
+	}
+}
+
+// rawLoginAs authenticates a raw connection as user of db by SCRAM-SHA-256,
+// returning nil, or the reply of the step the server refused.
+func rawLoginAs(t testing.TB, c net.Conn, user, pwd, db string) bson.Raw {
+	t.Helper()
+	client, err := scram.SHA256.NewClient(user, pwd, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +432,7 @@ func rawLogin(t testing.TB, c net.Conn) {
 		if err != nil {
 			t.Fatalf("scram: %v", err)
 		}
-		cmd = append(cmd, bson.E{Key: "payload", Value: bson.Binary{Data: []byte(out)}}, bson.E{Key: "$db", Value: "admin"})
+		cmd = append(cmd, bson.E{Key: "payload", Value: bson.Binary{Data: []byte(out)}}, bson.E{Key: "$db", Value: db})
 		doc, err := bson.Marshal(cmd)
 		if err != nil {
 			t.Fatal(err)
@@ -435,15 +444,23 @@ func rawLogin(t testing.TB, c net.Conn) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, _ := reply.Lookup("ok").AsFloat64OK(); ok != 1 {
-			t.Fatalf("login: %s", reply)
-		}
-		_, data := reply.Lookup("payload").Binary()
+		_, data, _ := reply.Lookup("payload").BinaryOK()
 		return reply, string(data)
 	}
+	refused := func(reply bson.Raw) bool {
+		ok, _ := reply.Lookup("ok").AsFloat64OK()
+		return ok != 1
+	}
 	reply, s1 := step(-1, bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-256"}, {Key: "options", Value: bson.D{{Key: "skipEmptyExchange", Value: true}}}}, "")
+	if refused(reply) {
+		return reply
+	}
 	reply, s2 := step(-2, bson.D{{Key: "saslContinue", Value: 1}, {Key: "conversationId", Value: reply.Lookup("conversationId")}}, s1)
+	if refused(reply) {
+		return reply
+	}
 	if _, err := conv.Step(s2); err != nil || !reply.Lookup("done").Boolean() {
 		t.Fatalf("login did not complete: %v %s", err, reply)
 	}
+	return nil
 }
