@@ -62,7 +62,7 @@ func converse(t *testing.T, mechanism, user, password string, creds map[string]C
 }
 
 func TestSCRAMConversation(t *testing.T) {
-	creds, err := NewCredentials(Mechanisms, "ann", "pencil\u00AD", true) // soft hyphen: SASLprep maps it to nothing
+	creds, err := NewCredentials(Mechanisms, "ann", "pencil\u00AD", true, DefaultIterations) // soft hyphen: SASLprep maps it to nothing
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestSCRAMConversation(t *testing.T) {
 	// Two users whose names SASLprep would make one: user names are used
 	// as given, passwords normalized (SERVER-34446).
 	for user, password := range map[string]string{"\u2168": "\u2163", "IX": "IX"} {
-		if users[user], err = NewCredentials([]string{SHA256}, user, password, true); err != nil {
+		if users[user], err = NewCredentials([]string{SHA256}, user, password, true, DefaultIterations); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,7 +112,7 @@ func TestSCRAMConversation(t *testing.T) {
 // conversation: it must never panic, and never accept a client that did
 // not prove the password.
 func FuzzConversation(f *testing.F) {
-	creds, err := NewCredentials([]string{SHA256}, "ann", "pencil", true)
+	creds, err := NewCredentials([]string{SHA256}, "ann", "pencil", true, DefaultIterations)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -58,18 +58,36 @@ func CountedMechanism(enabled []string, m string) bool {
 	return m == X509 || m == SHA256 || slices.Contains(enabled, m)
 }
 
-// mech describes one SCRAM mechanism: its hash, MongoDB's default
-// iteration count (scramIterationCount, scramSHA256IterationCount) and
-// salt length (the hash length less 4 bytes).
+// mech describes one SCRAM mechanism: its hash and salt length (the hash
+// length less 4 bytes).
 type mech struct {
 	hash    scram.HashGeneratorFcn
-	iters   int
 	saltLen int
 }
 
 var mechs = map[string]mech{
-	SHA1:   {hash: scram.SHA1, iters: 10000, saltLen: 16},
-	SHA256: {hash: scram.SHA256, iters: 15000, saltLen: 28},
+	SHA1:   {hash: scram.SHA1, saltLen: 16},
+	SHA256: {hash: scram.SHA256, saltLen: 28},
+}
+
+// Iterations are the iteration counts new SCRAM credentials get, by
+// mechanism: MongoDB's scramIterationCount and scramSHA256IterationCount.
+type Iterations struct {
+	SHA1, SHA256 int
+}
+
+// DefaultIterations are MongoDB's defaults for those parameters.
+var DefaultIterations = Iterations{SHA1: 10000, SHA256: 15000}
+
+// MinIterations is the least iteration count either parameter takes.
+const MinIterations = 5000
+
+// of is the count for mechanism.
+func (it Iterations) of(mechanism string) int {
+	if mechanism == SHA1 {
+		return it.SHA1
+	}
+	return it.SHA256
 }
 
 // Credential is one mechanism's stored SCRAM credential: never the
@@ -160,10 +178,10 @@ func SASLprep(password string) (string, error) {
 }
 
 // NewCredential salts and hashes pw, the string a mechanism derives its
-// keys from (see NewCredentials), with a fresh random salt and MongoDB's
-// default iteration count. It runs PBKDF2 (milliseconds): callers hold no
-// lock while it runs.
-func NewCredential(mechanism, pw string) (Credential, error) {
+// keys from (see NewCredentials), with a fresh random salt, iterating
+// iters times. It runs PBKDF2 (milliseconds): callers hold no lock while
+// it runs.
+func NewCredential(mechanism, pw string, iters int) (Credential, error) {
 	m, ok := mechs[mechanism]
 	if !ok {
 		return Credential{}, mongoerr.New(mongoerr.BadValue, "Unknown auth mechanism '%s'", mechanism)
@@ -172,7 +190,7 @@ func NewCredential(mechanism, pw string) (Credential, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return Credential{}, err
 	}
-	return derive(m, pw, salt, m.iters)
+	return derive(m, pw, salt, iters)
 }
 
 func derive(m mech, pw string, salt []byte, iters int) (Credential, error) {
@@ -206,8 +224,9 @@ func md5Digest(user, password string) string {
 // password, so any password will do, the empty one included.
 // SCRAM-SHA-256 refuses digest false (BadValue) and derives its keys from
 // the password normalized by SASLprep, whose errors are MongoDB's. Every
-// check runs before any key is derived.
-func NewCredentials(mechanisms []string, user, password string, digest bool) (Credentials, error) {
+// check runs before any key is derived; each mechanism's keys take its
+// iteration count in iters.
+func NewCredentials(mechanisms []string, user, password string, digest bool, iters Iterations) (Credentials, error) {
 	pw := map[string]string{}
 	for _, m := range []string{SHA1, SHA256} {
 		if !slices.Contains(mechanisms, m) {
@@ -230,7 +249,7 @@ func NewCredentials(mechanisms []string, user, password string, digest bool) (Cr
 	}
 	out := Credentials{}
 	for m, p := range pw {
-		c, err := NewCredential(m, p)
+		c, err := NewCredential(m, p, iters.of(m))
 		if err != nil {
 			return nil, err
 		}

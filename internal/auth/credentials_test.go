@@ -67,7 +67,7 @@ func TestNewCredentialsChecks(t *testing.T) {
 		{mechs: []string{SHA256, SHA1}, pwd: "", digest: true, code: mongoerr.SASLprepUTF8Conversion},
 		{mechs: []string{SHA256}, pwd: "p", digest: false, code: mongoerr.BadValue},
 	} {
-		creds, err := NewCredentials(tc.mechs, "u", tc.pwd, tc.digest)
+		creds, err := NewCredentials(tc.mechs, "u", tc.pwd, tc.digest, DefaultIterations)
 		if tc.code == 0 {
 			if err != nil || len(creds) != len(tc.mechs) {
 				t.Errorf("%v %q digest %v: %v, %v", tc.mechs, tc.pwd, tc.digest, creds, err)
@@ -80,7 +80,7 @@ func TestNewCredentialsChecks(t *testing.T) {
 		}
 	}
 	// digestPassword false: the stored key is the one the digest derives
-	plain, err := NewCredentials([]string{SHA1}, "u", "pw", true)
+	plain, err := NewCredentials([]string{SHA1}, "u", "pw", true, DefaultIterations)
 	if err != nil {
 		t.Fatal(err)
 	}

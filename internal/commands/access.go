@@ -39,10 +39,22 @@ type AccessControl struct {
 	// invalidationOffset is userCacheInvalidationIntervalSecs minus its
 	// default, so that the zero value is MongoDB's.
 	invalidationOffset atomic.Int64
+	// sha1ItersOffset and sha256ItersOffset are scramIterationCount and
+	// scramSHA256IterationCount minus their defaults, so that the zero
+	// value is MongoDB's.
+	sha1ItersOffset, sha256ItersOffset atomic.Int64
 	// Mechanisms are the authentication mechanisms enabled
 	// (authenticationMechanisms); nil for MongoDB's default,
 	// auth.DefaultAuthenticationMechanisms. Set before the server starts.
 	Mechanisms []string
+}
+
+// iterations are the SCRAM iteration counts credentials made now get.
+func (a *AccessControl) iterations() auth.Iterations {
+	return auth.Iterations{
+		SHA1:   auth.DefaultIterations.SHA1 + int(a.sha1ItersOffset.Load()),
+		SHA256: auth.DefaultIterations.SHA256 + int(a.sha256ItersOffset.Load()),
+	}
 }
 
 // mechanisms are the authentication mechanisms enabled.

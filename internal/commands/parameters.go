@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sorter"
@@ -325,6 +326,22 @@ var serverParameters = map[string]serverParameter{
 			s.Access.invalidationOffset.Store(n - int64(DefaultUserCacheInvalidation/time.Second))
 		},
 		min: 1, max: 86400,
+	},
+	// The SCRAM iteration counts of the credentials createUser and
+	// updateUser make from now on; those stored keep theirs.
+	"scramIterationCount": {
+		get: func(s *Service) any { return int32(s.Access.iterations().SHA1) },
+		set: func(s *Service, n int64) {
+			s.Access.sha1ItersOffset.Store(n - int64(auth.DefaultIterations.SHA1))
+		},
+		min: auth.MinIterations, max: 1<<31 - 1,
+	},
+	"scramSHA256IterationCount": {
+		get: func(s *Service) any { return int32(s.Access.iterations().SHA256) },
+		set: func(s *Service, n int64) {
+			s.Access.sha256ItersOffset.Store(n - int64(auth.DefaultIterations.SHA256))
+		},
+		min: auth.MinIterations, max: 1<<31 - 1,
 	},
 	"minSnapshotHistoryWindowInSeconds": {
 		get: func(s *Service) any { return int32(s.SnapshotHistoryWindow() / time.Second) },

@@ -106,9 +106,11 @@ func checkMechanismsGiven(a userArgs) error {
 // credentials salts and hashes a's password as MongoDB's buildCredentials
 // does: for the mechanisms listed, each of which must be a SCRAM mechanism
 // (else "Unknown auth mechanism") that authenticationMechanisms enables,
-// or without a list for every SCRAM mechanism it enables. This is the
+// or without a list for every SCRAM mechanism it enables, iterating as
+// scramIterationCount and scramSHA256IterationCount say. This is the
 // slow step, run before any lock is taken.
-func (a userArgs) credentials(enabled []string) (auth.Credentials, error) {
+func (a userArgs) credentials(access *AccessControl) (auth.Credentials, error) {
+	enabled := access.mechanisms()
 	var mechs []string
 	for _, m := range a.mechanisms {
 		if !slices.Contains(auth.Mechanisms, m) {
@@ -126,7 +128,7 @@ func (a userArgs) credentials(enabled []string) (auth.Credentials, error) {
 			}
 		}
 	}
-	return auth.NewCredentials(mechs, a.name, a.pwd, a.digest)
+	return auth.NewCredentials(mechs, a.name, a.pwd, a.digest, access.iterations())
 }
 
 // checkRolesExist fails with RoleNotFound unless every role is built in
@@ -265,7 +267,7 @@ func createUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	var creds auth.Credentials
 	if !external {
-		if creds, err = a.credentials(s.Access.mechanisms()); err != nil {
+		if creds, err = a.credentials(&s.Access); err != nil {
 			return nil, err
 		}
 	}
@@ -371,7 +373,7 @@ func updateUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	var creds auth.Credentials
 	if a.hasPwd {
-		if creds, err = a.credentials(s.Access.mechanisms()); err != nil {
+		if creds, err = a.credentials(&s.Access); err != nil {
 			return nil, err
 		}
 	}

@@ -1325,3 +1325,63 @@ func TestReauthenticationRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestScramIterationCountParameters: scramIterationCount and
+// scramSHA256IterationCount (MongoDB's defaults 10000 and 15000, at least
+// 5000) set the iteration counts of the credentials made afterwards;
+// stored ones keep theirs until the password changes
+// (jstests/auth/iteration_count_control.js).
+func TestScramIterationCountParameters(t *testing.T) {
+	root, in := startAuthServer(t)
+	ctx := t.Context()
+	admin := root.Database("admin")
+	iters := func(user string) (int32, int32) {
+		t.Helper()
+		doc, err := admin.Collection("system.users").FindOne(ctx, bson.D{{Key: "_id", Value: "admin." + user}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc.Lookup("credentials", "SCRAM-SHA-1", "iterationCount").Int32(), doc.Lookup("credentials", "SCRAM-SHA-256", "iterationCount").Int32()
+	}
+	if _, err := runCmd(root, "admin", bson.D{{Key: "createUser", Value: "old"}, {Key: "pwd", Value: "pass"}, {Key: "roles", Value: bson.A{}}}); err != nil {
+		t.Fatal(err)
+	}
+	if s1, s256 := iters("old"); s1 != 10000 || s256 != 15000 {
+		t.Fatalf("default iteration counts %d, %d", s1, s256)
+	}
+	for _, tc := range []struct {
+		name string
+		v    int32
+		msg  string
+	}{
+		{"scramIterationCount", 4999, "Invalid value for parameter scramIterationCount: 4999 is not greater than or equal to 5000"},
+		{"scramIterationCount", -5000, "Invalid value for parameter scramIterationCount: -5000 is not greater than or equal to 5000"},
+		{"scramSHA256IterationCount", 4096, "Invalid value for parameter scramSHA256IterationCount: 4096 is not greater than or equal to 5000"},
+	} {
+		_, err := runCmd(root, "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: tc.name, Value: tc.v}})
+		requireError(t, err, 2, "BadValue", tc.msg)
+	}
+	for _, p := range []bson.E{{Key: "scramIterationCount", Value: int32(5000)}, {Key: "scramSHA256IterationCount", Value: int32(6000)}} {
+		if _, err := runCmd(root, "admin", bson.D{{Key: "setParameter", Value: 1}, p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := runCmd(root, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "scramIterationCount", Value: 1}, {Key: "scramSHA256IterationCount", Value: 1}})
+	if err != nil || got.Lookup("scramIterationCount").Int32() != 5000 || got.Lookup("scramSHA256IterationCount").Int32() != 6000 {
+		t.Fatalf("getParameter: %v %v", got, err)
+	}
+	if s1, s256 := iters("old"); s1 != 10000 || s256 != 15000 {
+		t.Errorf("stored credentials changed: %d, %d", s1, s256)
+	}
+	if _, err := runCmd(root, "admin", bson.D{{Key: "updateUser", Value: "old"}, {Key: "pwd", Value: "pass"}}); err != nil {
+		t.Fatal(err)
+	}
+	if s1, s256 := iters("old"); s1 != 5000 || s256 != 6000 {
+		t.Errorf("after the password changed: %d, %d", s1, s256)
+	}
+	for _, mech := range []string{"SCRAM-SHA-1", "SCRAM-SHA-256"} {
+		if err := tryConnect(t, in, options.Credential{Username: "old", Password: "pass", AuthSource: "admin", AuthMechanism: mech}); err != nil {
+			t.Errorf("%s: %v", mech, err)
+		}
+	}
+}
