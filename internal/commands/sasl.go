@@ -286,11 +286,16 @@ func (s *Service) saslSupportedMechs(v bson.RawValue) []string {
 	return slices.DeleteFunc(append([]string{}, creds.Mechanisms()...), func(m string) bool { return !s.Access.mechanismEnabled(m) })
 }
 
-// logoutCmd forgets the connection's authenticated user.
+// logoutCmd forgets the connection's authenticated user when it runs on
+// the user's database, and leaves it logged in otherwise, as MongoDB's
+// AuthorizationSessionImpl::logoutDatabase does.
 func logoutCmd(_ *Service, r *Request) (bson.Raw, error) {
 	ca := &r.Conn.auth
 	ca.mu.Lock()
-	ca.user, ca.conv = nil, nil
+	if ca.user != nil && ca.user.name.DB == r.DB {
+		ca.user = nil
+	}
+	ca.conv = nil
 	ca.mu.Unlock()
 	return nil, nil
 }

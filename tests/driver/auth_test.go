@@ -1385,3 +1385,26 @@ func TestScramIterationCountParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestLogoutOnUserDatabase: logout logs the connection's user out only
+// when it runs on the user's database, as MongoDB's
+// AuthorizationSessionImpl::logoutDatabase does; elsewhere it succeeds and
+// the user stays logged in.
+func TestLogoutOnUserDatabase(t *testing.T) {
+	_, in := startAuthServer(t)
+	raw := rawDial(t, in)
+	rawLogin(t, raw)
+	users := func(id int32) string {
+		return rawCommand(t, raw, id, bson.D{{Key: "connectionStatus", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("authInfo", "authenticatedUsers").String()
+	}
+	if ok := rawCommand(t, raw, 1, bson.D{{Key: "logout", Value: 1}, {Key: "$db", Value: "app"}}).Lookup("ok").Double(); ok != 1 {
+		t.Fatalf("logout on app: ok %v", ok)
+	}
+	if got := users(2); got != `[{"user": "root","db": "admin"}]` {
+		t.Errorf("after logout on another database: %s", got)
+	}
+	rawCommand(t, raw, 3, bson.D{{Key: "logout", Value: 1}, {Key: "$db", Value: "admin"}})
+	if got := users(4); got != `[]` {
+		t.Errorf("after logout on admin: %s", got)
+	}
+}
