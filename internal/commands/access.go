@@ -135,15 +135,19 @@ type connAuth struct {
 
 // authedUser is an authenticated user and what its roles grant.
 type authedUser struct {
-	name   auth.UserName
+	name auth.UserName
+	// id is the user document's userId (its bytes): a user created again
+	// under the same name is another user.
+	id     string
 	gen    uint64
 	direct []auth.RoleName // granted to the user
 	roles  []auth.RoleName // direct and inherited
 	privs  auth.Privileges
 	// rolesVar is roles as the expressions' $$USER_ROLES (rolesVariable).
 	rolesVar bson.RawValue
-	// gone is set when the user no longer exists: it keeps its name on the
-	// connection but holds no privileges.
+	// gone is set when the user does not exist (resolved as it
+	// authenticates); a connection whose user is dropped later is logged
+	// out (privileges).
 	gone bool
 }
 
@@ -200,6 +204,13 @@ func (s *Service) privileges(c *Conn) (*authedUser, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fresh.gone || fresh.id != u.id {
+		// The user was dropped, or dropped and created again (another
+		// userId): the connection is logged out, as MongoDB's
+		// _refreshUserInfoAsNeeded clears a user reacquireUser no longer
+		// finds under the same id.
+		fresh = nil
+	}
 	c.auth.mu.Lock()
 	if c.auth.user != nil && c.auth.user.name == u.name {
 		c.auth.user = fresh
@@ -219,6 +230,7 @@ func (s *Service) resolveUser(name auth.UserName, gen uint64) (*authedUser, erro
 		u.gone = true
 		return u, nil
 	}
+	u.id = string(doc.Lookup("userId").Value)
 	direct, err := auth.ParseRoleNames(doc.Lookup("roles"), "roles", name.DB)
 	if err != nil {
 		return nil, err

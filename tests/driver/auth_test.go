@@ -1408,3 +1408,41 @@ func TestLogoutOnUserDatabase(t *testing.T) {
 		t.Errorf("after logout on admin: %s", got)
 	}
 }
+
+// TestDroppedUserLoggedOut: a connection whose user is dropped, or
+// dropped and created again under the same name (another userId), is
+// logged out: it gains none of the new user's privileges and its commands
+// need authentication again, as MongoDB's _refreshUserInfoAsNeeded clears
+// the user (jstests/auth/deleted_recreated_user_base.js).
+func TestDroppedUserLoggedOut(t *testing.T) {
+	root, in := startAuthServer(t)
+	ctx := t.Context()
+	for _, recreate := range []bool{false, true} {
+		if _, err := runCmd(root, "admin", bson.D{{Key: "createUser", Value: "gone"}, {Key: "pwd", Value: "pass"}, {Key: "roles", Value: bson.A{"readWriteAnyDatabase"}}}); err != nil {
+			t.Fatal(err)
+		}
+		c := connectAs(t, in, "gone", "pass", "admin", "", options.Client().SetMaxPoolSize(1))
+		if _, err := c.Database("app").Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runCmd(root, "admin", bson.D{{Key: "dropUser", Value: "gone"}}); err != nil {
+			t.Fatal(err)
+		}
+		if recreate {
+			if _, err := runCmd(root, "admin", bson.D{{Key: "createUser", Value: "gone"}, {Key: "pwd", Value: "secret"}, {Key: "roles", Value: bson.A{"root"}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := c.Database("app").Collection("c").Find(ctx, bson.D{})
+		requireError(t, err, 13, "Unauthorized", "Command find requires authentication")
+		status, err := runCmd(c, "admin", bson.D{{Key: "connectionStatus", Value: 1}})
+		if err != nil || status.Lookup("authInfo", "authenticatedUsers").String() != "[]" {
+			t.Errorf("recreate %v: connectionStatus %v %v", recreate, status, err)
+		}
+		if recreate {
+			if _, err := runCmd(root, "admin", bson.D{{Key: "dropUser", Value: "gone"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
