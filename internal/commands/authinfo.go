@@ -408,8 +408,9 @@ func (s *Service) describeRole(def auth.RoleDef, builtin, forDB bool, f infoFlag
 }
 
 // connectionStatus is connectionStatus's authInfo: the connection's
-// authenticated user and its roles, and with showPrivileges what they
-// grant.
+// authenticated user, its roles and those they inherit (MongoDB's
+// authenticated role names, built from User::getIndirectRoles), and with
+// showPrivileges what they grant.
 func (s *Service) connectionStatus(r *Request, showPrivileges bool) (bson.D, error) {
 	users, roles, privs := bson.A{}, bson.A{}, bson.A{}
 	u, err := s.privileges(r.Conn)
@@ -418,7 +419,7 @@ func (s *Service) connectionStatus(r *Request, showPrivileges bool) (bson.D, err
 	}
 	if u != nil {
 		users = append(users, u.name.Doc())
-		roles = auth.RoleDocs(u.direct)
+		roles = auth.RoleDocs(u.roles)
 		privs = auth.PrivilegeDocs(u.privs)
 	}
 	d := bson.D{

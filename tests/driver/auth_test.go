@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -1444,5 +1445,36 @@ func TestDroppedUserLoggedOut(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestConnectionStatusInheritedRoles: connectionStatus's
+// authenticatedUserRoles are the user's roles and those they inherit, as
+// MongoDB builds the session's authenticated role names from
+// User::getIndirectRoles.
+func TestConnectionStatusInheritedRoles(t *testing.T) {
+	root, in := startAuthServer(t)
+	for _, cmd := range []bson.D{
+		{{Key: "createRole", Value: "r1"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{"read"}}},
+		{{Key: "createRole", Value: "r2"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{"r1"}}},
+		{{Key: "createUser", Value: "nested"}, {Key: "pwd", Value: "pwd"}, {Key: "roles", Value: bson.A{"r2"}}},
+	} {
+		if _, err := runCmd(root, "app", cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := runCmd(connectAs(t, in, "nested", "pwd", "app", ""), "app", bson.D{{Key: "connectionStatus", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := mustValues(st.Lookup("authInfo", "authenticatedUserRoles").Array())
+	var got []string
+	for _, v := range vals {
+		d := v.Document()
+		got = append(got, d.Lookup("role").StringValue()+"@"+d.Lookup("db").StringValue())
+	}
+	slices.Sort(got)
+	if want := []string{"r1@app", "r2@app", "read@app"}; !slices.Equal(got, want) {
+		t.Errorf("authenticatedUserRoles %v, want %v", got, want)
 	}
 }
