@@ -116,7 +116,7 @@ func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error)
 		ns.wholeIndex = wholeIndex
 		scan := &planner.GeoScan{Field: near.Path, Near: true, Flat: ix.flat != nil, Ref: ns,
 			FirstRound: func() [][2]int64 { r, _ := ns.ranges(float64(gq.Min) + ns.initial); return r }}
-		return planner.GeoPlan(&planned, scan, nil), nil
+		return planner.GeoPlan(&planned, scan, nil, q.filter), nil
 	}
 	if !unhinted {
 		return nil, nil
@@ -141,7 +141,7 @@ func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error)
 		}
 		planned := ix.planned()
 		scan := &planner.GeoScan{Field: n.Path, Flat: ix.flat != nil, Cells: ranges}
-		return planner.GeoPlan(&planned, scan, keyIntervals(prefix, ranges)), nil
+		return planner.GeoPlan(&planned, scan, keyIntervals(prefix, ranges), q.filter), nil
 	}
 	return nil, nil
 }
@@ -314,7 +314,8 @@ type geoNearSource struct {
 	r      storage.Reader
 	collID uint32
 	ns     *nearScan
-	prefix []byte // the index's storage prefix
+	plan   *planner.Plan // its key checks skip entries before any fetch
+	prefix []byte        // the index's storage prefix
 	stats  *OpStats
 	ctx    context.Context
 	closer func() error
@@ -398,7 +399,7 @@ func (h *nearHeap[T]) pop() T {
 }
 
 func newGeoNearSource(ctx context.Context, r storage.Reader, c *Collection, p *planner.Plan, stats *OpStats, closer func() error) *geoNearSource {
-	return &geoNearSource{r: r, collID: c.ID, ns: p.Geo.Ref.(*nearScan), prefix: indexPrefix(c.ID, indexOf(p).ID),
+	return &geoNearSource{r: r, collID: c.ID, ns: p.Geo.Ref.(*nearScan), plan: p, prefix: indexPrefix(c.ID, indexOf(p).ID),
 		stats: stats, ctx: ctx, closer: closer, bounds: map[string]float64{}, radius: -1}
 }
 
@@ -509,8 +510,14 @@ func (s *geoNearSource) round() error {
 }
 
 // candidate makes an index entry's document a candidate, unless it was
-// read or lies beyond $maxDistance.
-func (s *geoNearSource) candidate(_, value []byte) {
+// read, lies beyond $maxDistance or the entry's other fields fall outside
+// the query's bounds of them (the plan's key checks).
+func (s *geoNearSource) candidate(key, value []byte) {
+	if s.plan.HasChecks() {
+		if ok, _, _ := s.plan.CheckKey(key, len(s.prefix)); !ok {
+			return
+		}
+	}
 	id := string(entryID(value))
 	b := 0.0
 	if s.ns.bound != nil {

@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/query"
 )
 
 // GeoScan is how a geo query reads a 2dsphere or 2d index: the ranges of
@@ -27,9 +29,37 @@ type GeoScan struct {
 	Ref any
 }
 
-// GeoPlan is the plan reading ix for a geo query on scan.Field.
-func GeoPlan(ix *Index, scan *GeoScan, intervals []Interval) *Plan {
-	return &Plan{Index: ix, Intervals: intervals, Geo: scan, multikey: true}
+// GeoPlan is the plan reading ix for the geo query f on scan.Field. The
+// fields after the geo field are bounded by f's other conditions, as
+// MongoDB's planner bounds a compound geo index's other fields: the scan
+// checks them on each key (CheckKey) and fetches no document whose keys
+// all fall outside them (geo_s2ordering.js). The fields before it are
+// shown with the bounds the intervals' prefix pins them to. Keys of a geo
+// index take the product of their fields' values (every key of a document
+// has one value of each), so each field is checked on its own.
+func GeoPlan(ix *Index, scan *GeoScan, intervals []Interval, f *query.Filter) *Plan {
+	p := &Plan{Index: ix, Intervals: intervals, Geo: scan, multikey: true, fields: ix.Fields}
+	p.fieldBounds = make([]fieldBounds, len(ix.Fields))
+	leaves := constraintLeaves(f.Root())
+	after := false
+	for i, fld := range ix.Fields {
+		if fld.Geo || fld.Flat {
+			after = after || fld.Path == scan.Field
+			continue
+		}
+		if positional(fld.Parts) || fld.Hashed {
+			continue
+		}
+		fb := boundsFor(leaves, fld, true, ix.Collation)
+		if fb.empty() {
+			continue
+		}
+		p.fieldBounds[i] = fb
+		if after {
+			p.checks = append(p.checks, keyCheck{field: i, bounds: fb})
+		}
+	}
+	return p
 }
 
 // geoStage is a geo plan's explain: FETCH over an IXSCAN of the cell
@@ -44,7 +74,14 @@ func (p *Plan) geoStage(s Shape) bson.D {
 	for _, c := range cells {
 		bounds = append(bounds, "["+strconv.FormatInt(c[0], 10)+", "+strconv.FormatInt(c[1], 10)+"]")
 	}
-	scan[len(scan)-1].Value = bson.D{{Key: p.Geo.Field, Value: bounds}}
+	// The geo field's bounds are its key ranges; the others' as any
+	// index's (explainBounds).
+	shown := scan[len(scan)-1].Value.(bson.D)
+	for i := range shown {
+		if shown[i].Key == p.Geo.Field {
+			shown[i].Value = bounds
+		}
+	}
 	if p.Geo.Near {
 		return bson.D{
 			{Key: "stage", Value: p.nearStage()},

@@ -951,3 +951,84 @@ func TestGeoNearLookupLetNear(t *testing.T) {
 		t.Fatalf("%s", docsString(out))
 	}
 }
+
+// A compound geo index's fields after the geo field bound the scan: keys
+// outside the query's bounds of them are skipped without fetching their
+// documents, for $geoWithin and $near alike, and explain shows those
+// bounds beside the geo field's (geo_s2ordering.js). Arrays and missing
+// values in those fields answer as a collection scan does.
+func TestGeoTrailingFieldsBoundKeys(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("geotrailing")
+	for _, kind := range []string{"2dsphere", "2d"} {
+		coll := db.Collection("c" + kind)
+		var loc func(x, y float64) any
+		within := doc("$geoWithin", doc("$centerSphere", bson.A{bson.A{0, 0}, math.Pi / 180}))
+		near := doc("$near", doc("$geometry", geoPoint(0.5, 0.5)))
+		if kind == "2d" {
+			loc = func(x, y float64) any { return bson.A{x, y} }
+			within = doc("$geoWithin", doc("$box", bson.A{bson.A{-1.1, -1.1}, bson.A{1.1, 1.1}}))
+			near = doc("$near", bson.A{0.5, 0.5})
+		} else {
+			loc = func(x, y float64) any { return geoPoint(x, y) }
+		}
+		if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("geo", kind, "nongeo", 1)}); err != nil {
+			t.Fatal(err)
+		}
+		docs := make([]any, 0, 1700)
+		for x := -20; x < 20; x++ {
+			for y := -20; y < 20; y++ {
+				docs = append(docs, doc("_id", len(docs), "nongeo", strconv.Itoa(x)+","+strconv.Itoa(y), "geo", loc(float64(x)/20, float64(y)/20)))
+			}
+		}
+		needle := len(docs)
+		docs = append(docs,
+			doc("_id", needle, "nongeo", "hari", "geo", loc(0, 0)),
+			doc("_id", needle+1, "nongeo", bson.A{"x", "hari"}, "geo", loc(0.1, 0.1)),
+			doc("_id", needle+2, "geo", loc(0.2, 0.2)),
+			doc("_id", needle+3, "nongeo", nil, "geo", loc(0.3, 0.3)))
+		if _, err := coll.InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			filter bson.D
+			want   []int
+		}{
+			{doc("nongeo", "hari", "geo", within), []int{needle, needle + 1}},
+			{doc("nongeo", "hari", "geo", near), []int{needle, needle + 1}},
+			{doc("nongeo", nil, "geo", within), []int{needle + 2, needle + 3}},
+			{doc("nongeo", doc("$in", bson.A{"hari", "0,0"}), "geo", near), []int{20*40 + 20, needle, needle + 1}},
+		} {
+			got := idSet(findAll(t, coll, tt.filter))
+			want := slices.Sorted(slices.Values(tt.want))
+			scanned := want
+			if tt.filter[1].Value.(bson.D)[0].Key != "$near" {
+				scanned = idSet(findAll(t, coll, tt.filter, options.Find().SetHint(doc("$natural", 1))))
+			}
+			if !slices.Equal(got, want) || !slices.Equal(scanned, want) {
+				t.Errorf("%s %v: indexed %v, scanned %v, want %v", kind, tt.filter, got, scanned, want)
+			}
+			var ex bson.Raw
+			cmd := doc("explain", doc("find", coll.Name(), "filter", tt.filter), "verbosity", "executionStats")
+			if err := db.RunCommand(ctx, cmd).Decode(&ex); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := ex.Lookup("executionStats", "totalDocsExamined").AsInt64OK(); int(n) != len(want) {
+				t.Errorf("%s %v: %d documents examined, want %d", kind, tt.filter, n, len(want))
+			}
+		}
+		var ex bson.Raw
+		cmd := doc("explain", doc("find", coll.Name(), "filter", doc("nongeo", "hari", "geo", within)))
+		if err := db.RunCommand(ctx, cmd).Decode(&ex); err != nil {
+			t.Fatal(err)
+		}
+		bounds := ex.Lookup("queryPlanner", "winningPlan", "inputStage", "indexBounds").Document()
+		if got := bounds.Lookup("nongeo").String(); got != `["[\"hari\", \"hari\"]"]` {
+			t.Errorf("%s: nongeo bounds %s", kind, got)
+		}
+		if _, err := bounds.LookupErr("geo"); err != nil {
+			t.Errorf("%s: no geo bounds in %s", kind, bounds)
+		}
+	}
+}
