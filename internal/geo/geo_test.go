@@ -128,6 +128,17 @@ func TestParseErrors(t *testing.T) {
 		{`{"type": "Point", "coordinates": [40, 5], "crs": {"type": "name", "properties": {"name": "EPSG:2000"}}}`, "Unknown CRS name: EPSG:2000"},
 		{`{"type": "Point", "coordinates": [40, 5], "crs": {"type": "name"}}`, `CRS must have field "properties" which is an object`},
 		{`"x"`, ""},
+		// Values quoted as GeoParser quotes them (BSONElement::toString);
+		// a geometry of a collection by its position (geo_invalid_polygon.js).
+		{`{"type": "point", "coordinates": [0, 1]}`, `unknown GeoJSON type: { type: "point", coordinates: [ 0, 1 ] }`},
+		{`{"type": "Polygon", "coordinates": [[[0, 0], [0, 1], [1, 1], [-2, -1], [0, 0]]]}`,
+			"Loop is not valid: [ [ 0, 0 ], [ 0, 1 ], [ 1, 1 ], [ -2, -1 ], [ 0, 0 ] ] Edges 0 and 2 cross"},
+		{`{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}`,
+			"Loop is not closed, first vertex does not equal last vertex: [ [ 0, 0 ], [ 1, 0 ], [ 1, 1 ], [ 0, 1 ] ]"},
+		{`{"type": "LineString", "coordinates": [[0.5, 0], [0.5, 0]]}`, "GeoJSON LineString must have at least 2 vertices: [ [ 0.5, 0 ], [ 0.5, 0 ] ]"},
+		{`{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]], [[5, 5], [6, 5], [6, 6], [5, 5]]]}`,
+			"Secondary loops not contained by first exterior loop - secondary loops must be holes: [ [ 5, 5 ], [ 6, 5 ], [ 6, 6 ], [ 5, 5 ] ] first loop: [ [ 0, 0 ], [ 1, 0 ], [ 1, 1 ], [ 0, 0 ] ]"},
+		{`{"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [0, 0]}, 5]}`, `Element 1 of "geometries" is not an object`},
 	} {
 		_, err := Parse(raw(t, tt.v))
 		if err == nil || tt.msg != "" && err.Error() != tt.msg {

@@ -40,7 +40,8 @@ type Geometry struct {
 
 // Error is why a value is no geometry; the caller wraps it in the code of
 // its context (16755 on insert, BadValue in a query) unless it carries
-// a code of its own.
+// a code of its own. A value it quotes is printed as GeoParser prints it,
+// by BSONElement::toString (values.Shell), not as extended JSON.
 type Error struct {
 	Msg  string
 	Code mongoerr.Code
@@ -111,7 +112,7 @@ func point(lng, lat float64) s2.Point { return s2.PointFromLatLng(s2.LatLngFromD
 func parseGeoJSON(d bson.Raw) (*Geometry, error) {
 	typ, ok := d.Lookup("type").StringValueOK()
 	if !ok {
-		return nil, errorf("unknown GeoJSON type: %s", d)
+		return nil, errorf("unknown GeoJSON type: %s", values.ShellDoc(d))
 	}
 	g := &Geometry{Type: typ}
 	if typ == "GeometryCollection" {
@@ -123,9 +124,9 @@ func parseGeoJSON(d bson.Raw) (*Geometry, error) {
 		if len(vals) == 0 {
 			return nil, errorf("GeometryCollection geometries must have at least 1 element")
 		}
-		for _, v := range vals {
+		for i, v := range vals {
 			if v.Type != bson.TypeEmbeddedDocument {
-				return nil, errorf("Element %s of \"geometries\" is not an object", v)
+				return nil, errorf("Element %d of \"geometries\" is not an object", i)
 			}
 			sub, err := parseGeoJSON(v.Document())
 			if err != nil {
@@ -169,7 +170,7 @@ func parseGeoJSON(d bson.Raw) (*Geometry, error) {
 	case "MultiPolygon":
 		err = eachInto(coords, typ, polygon, &g.Polygons)
 	default:
-		return nil, errorf("unknown GeoJSON type: %s", d)
+		return nil, errorf("unknown GeoJSON type: %s", values.ShellDoc(d))
 	}
 	if err != nil {
 		return nil, err
@@ -247,11 +248,11 @@ func lineString(v bson.RawValue) (*s2.Polyline, error) {
 	}
 	// Repeated consecutive vertices are dropped, as MongoDB drops them.
 	if pts = dedup(pts); len(pts) < 2 {
-		return nil, errorf("GeoJSON LineString must have at least 2 vertices: %s", v)
+		return nil, errorf("GeoJSON LineString must have at least 2 vertices: %s", values.Shell(v))
 	}
 	l := s2.Polyline(pts)
 	if err := l.Validate(); err != nil {
-		return nil, errorf("GeoJSON LineString is not valid: %v %s", err, v)
+		return nil, errorf("GeoJSON LineString is not valid: %v %s", err, values.Shell(v))
 	}
 	return &l, nil
 }
@@ -269,22 +270,22 @@ func polygon(v bson.RawValue) (*s2.Polygon, error) {
 			return err
 		}
 		if len(pts) < 4 {
-			return errorf("Loop must have at least 4 vertices: %s", ring)
+			return errorf("Loop must have at least 4 vertices: %s", values.Shell(ring))
 		}
 		if pts[0] != pts[len(pts)-1] {
-			return errorf("Loop is not closed, first vertex does not equal last vertex: %s", ring)
+			return errorf("Loop is not closed, first vertex does not equal last vertex: %s", values.Shell(ring))
 		}
 		// GeoParser drops repeated vertices, then the closing one.
 		pts = dedup(pts)
 		if pts = pts[:len(pts)-1]; len(pts) < 3 {
-			return errorf("Loop must have at least 3 different vertices: %s", ring)
+			return errorf("Loop must have at least 3 different vertices: %s", values.Shell(ring))
 		}
 		l := s2.LoopFromPoints(pts)
 		if err := l.Validate(); err != nil {
-			return errorf("Loop is not valid: %s %v", ring, err)
+			return errorf("Loop is not valid: %s %v", values.Shell(ring), err)
 		}
 		if i, j, ok := selfCrossing(pts); ok {
-			return errorf("Loop is not valid: %s Edges %d and %d cross", ring, i, j)
+			return errorf("Loop is not valid: %s Edges %d and %d cross", values.Shell(ring), i, j)
 		}
 		l.Normalize()
 		loops = append(loops, l)
@@ -296,25 +297,27 @@ func polygon(v bson.RawValue) (*s2.Polygon, error) {
 	if len(loops) == 0 {
 		return nil, errorf("Polygon has no loops.")
 	}
-	for _, hole := range loops[1:] {
+	rings, _ := v.Array().Values()
+	for i, hole := range loops[1:] {
 		if !loops[0].Contains(hole) {
-			return nil, errorf("Secondary loops not contained by first exterior loop - secondary loops must be holes: %s", v)
+			return nil, errorf("Secondary loops not contained by first exterior loop - secondary loops must be holes: %s first loop: %s",
+				values.Shell(rings[i+1]), values.Shell(rings[0]))
 		}
 	}
 	parents := loopParents(loops)
 	p := s2.PolygonFromLoops(loops)
 	if err := p.Validate(); err != nil {
-		return nil, errorf("Polygon is not valid: %v %s", err, v)
+		return nil, errorf("Polygon isn't valid: %v %s", err, values.Shell(v))
 	}
 	// S2Polygon::IsNormalized, then the nesting GeoJSON allows.
 	for i, pl := range parents {
 		if i > 0 && sharedVertices(pl.loop, pl.hole) > 1 {
-			return nil, errorf("Loop %d shares more than one vertex with its parent loop %d: %s", i, pl.parent, v)
+			return nil, errorf("Loop %d shares more than one vertex with its parent loop %d: %s", i, pl.parent, values.Shell(v))
 		}
 	}
 	for _, pl := range parents[1:] {
 		if pl.parent != 0 {
-			return nil, errorf("Polygon interior loops cannot be nested: %s", v)
+			return nil, errorf("Polygon interior loops cannot be nested: %s", values.Shell(v))
 		}
 	}
 	return p, nil
