@@ -130,10 +130,12 @@ func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([
 			continue
 		}
 		// getS2Keys does not expand an array at the path's end: the
-		// value is one geometry (an array of them is malformed).
+		// value is one geometry (an array of them is malformed). A big
+		// polygon (the strict-winding crs) is refused before any
+		// projection, as S2GetKeysForElement does.
 		g, err := geo.Parse(v)
 		if err == nil && g.BigPolygon {
-			err = errors.New("can't project geometry into spherical CRS: " + values.Shell(v))
+			err = errors.New("can't index geometry with strict winding order")
 		}
 		if err != nil {
 			return nil, mongoerr.New(mongoerr.GeoExtractKeys, "Can't extract geo keys: %s  %v", values.ShellDoc(doc), err)

@@ -52,7 +52,9 @@ func (e *Error) Error() string { return e.Msg }
 func errorf(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
 
 // Parse reads a GeoJSON geometry object or a legacy coordinate pair (an
-// array, or a document, whose first two values are numbers).
+// array, or a document, whose first two values are numbers). A pair off
+// the sphere is refused as a stored one is (S2GetKeysForElement: the flat
+// point parses, its projection fails), naming the value.
 func Parse(v bson.RawValue) (*Geometry, error) {
 	if v.Type == bson.TypeEmbeddedDocument {
 		d := v.Document()
@@ -79,7 +81,7 @@ func Parse(v bson.RawValue) (*Geometry, error) {
 		return nil, errorf("Point must be an array or object, instead got type %s", values.TypeName(v.Type))
 	}
 	if x < -180 || x > 180 || y < -90 || y > 90 {
-		return nil, errorf("longitude/latitude is out of bounds, lng: %g lat: %g", x, y)
+		return nil, errorf("can't project geometry into spherical CRS: %s", values.Shell(v))
 	}
 	return &Geometry{Type: "Point", Legacy: true, X: x, Y: y, Points: []s2.Point{point(x, y)}}, nil
 }

@@ -1032,3 +1032,36 @@ func TestGeoTrailingFieldsBoundKeys(t *testing.T) {
 		}
 	}
 }
+
+// A geometry a 2dsphere index cannot key is refused (16755) with the
+// reason S2GetKeysForElement gives: a big polygon before any projection,
+// a legacy pair off the sphere by the value it could not project
+// (geo_big_polygon.js; MongoDB's error on {latitude, longitude} pairs).
+func TestGeoKeyErrorReasons(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("geokeyerr").Collection("c")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	strict := doc("type", "name", "properties", doc("name", "urn:x-mongodb:crs:strictwinding:EPSG:4326"))
+	for _, tt := range []struct {
+		loc    any
+		reason string
+	}{
+		{doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 0}}}, "crs", strict),
+			"can't index geometry with strict winding order"},
+		{bson.A{0, 91}, "can't project geometry into spherical CRS: [ 0, 91 ]"},
+		{doc("latitude", -77.85059, "longitude", 166.66534), "can't project geometry into spherical CRS: { latitude: -77.85059, longitude: 166.66534 }"},
+	} {
+		_, err := coll.InsertOne(ctx, doc("_id", 1, "loc", tt.loc))
+		requireCode(t, err, 16755, "Location16755")
+		var we mongo.WriteException
+		if !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+			t.Fatalf("%v: %v", tt.loc, err)
+		}
+		if msg := we.WriteErrors[0].Message; !strings.HasPrefix(msg, "Can't extract geo keys: { _id: 1, loc: ") || !strings.HasSuffix(msg, "  "+tt.reason) {
+			t.Errorf("%v: %q, want the reason %q", tt.loc, msg, tt.reason)
+		}
+	}
+}
