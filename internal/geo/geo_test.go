@@ -128,6 +128,8 @@ func TestParseErrors(t *testing.T) {
 		{`{"latitude": -77.85059, "longitude": 166.66534}`, "can't project geometry into spherical CRS: { latitude: -77.85059, longitude: 166.66534 }"},
 		{`{"type": "Point", "coordinates": [40, 5], "crs": {"type": "name", "properties": {"name": "EPSG:2000"}}}`, "Unknown CRS name: EPSG:2000"},
 		{`{"type": "Point", "coordinates": [40, 5], "crs": {"type": "name"}}`, `CRS must have field "properties" which is an object`},
+		{`{"type": "LineString", "coordinates": [[0, 0], [1, 1]], "crs": {"type": "name", "properties": {"name": "urn:x-mongodb:crs:strictwinding:EPSG:4326"}}}`,
+			"Strict winding order is only supported by polygon"},
 		{`"x"`, ""},
 		// Values quoted as GeoParser quotes them (BSONElement::toString);
 		// a geometry of a collection by its position (geo_invalid_polygon.js).
@@ -321,5 +323,20 @@ func TestNewFlatErrors(t *testing.T) {
 	}
 	if f, err := NewFlat(FlatOptions{Bits: num(`32.5`)}); err != nil || f.Bits != 32 {
 		t.Errorf("bits 32.5: %v %v", f, err)
+	}
+}
+
+// A query's $geometry is refused with GeoParser's reasons: the strict-
+// winding crs on anything but a polygon (parseGeoJSONCRS), an unknown
+// type quoted as BSONObj::toString prints it (geo_big_polygon3.js).
+func TestQueryGeometryErrors(t *testing.T) {
+	for _, tt := range []struct{ v, msg string }{
+		{`{"$geometry": {"type": "Point", "coordinates": [-97.9, 0], "crs": {"type": "name", "properties": {"name": "urn:x-mongodb:crs:strictwinding:EPSG:4326"}}}}`,
+			"Strict winding order is only supported by polygon"},
+		{`{"$geometry": {"coordinates": [0, 0], "type": 5}}`, "unknown GeoJSON type: { coordinates: [ 0, 0 ], type: 5 }"},
+	} {
+		if _, err := ParseIntersects(raw(t, tt.v)); err == nil || err.Error() != tt.msg {
+			t.Errorf("%s: %v, want %q", tt.v, err, tt.msg)
+		}
 	}
 }

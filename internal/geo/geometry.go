@@ -61,13 +61,14 @@ func Parse(v bson.RawValue) (*Geometry, error) {
 		if t, err := d.LookupErr("type"); err == nil && t.Type == bson.TypeString {
 			// GeoParser reads a stored object's crs as a query's: an
 			// unknown one is malformed, and only a Polygon may name the
-			// strict-winding one (a big polygon).
+			// strict-winding one (a big polygon): parseGeoJSONCRS allows
+			// it for polygons alone, as nearPoint does.
 			strict, err := strictCRS(d)
 			if err != nil {
 				return nil, err
 			}
 			if strict && t.StringValue() != "Polygon" {
-				return nil, errorf("strict winding order is only supported by Polygon: %s", d)
+				return nil, errorf("Strict winding order is only supported by polygon")
 			}
 			g, err := parseGeoJSON(d)
 			if g != nil {

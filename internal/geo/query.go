@@ -418,7 +418,7 @@ func queryGeometry(v bson.RawValue) (*Geometry, error) {
 		return &Geometry{Type: "Point", Legacy: true, X: p[0], Y: p[1], Points: []s2.Point{point(p[0], p[1])}}, nil
 	}
 	if d.Lookup("type").Type != bson.TypeString {
-		return nil, errorf("unknown GeoJSON type: %s", d)
+		return nil, errorf("unknown GeoJSON type: %s", values.ShellDoc(d))
 	}
 	strict, err := strictCRS(d)
 	if err != nil {
@@ -426,7 +426,7 @@ func queryGeometry(v bson.RawValue) (*Geometry, error) {
 	}
 	if strict {
 		if t, _ := d.Lookup("type").StringValueOK(); t != "Polygon" {
-			return nil, errorf("strict winding order is only supported by Polygon: %s", d)
+			return nil, errorf("Strict winding order is only supported by polygon")
 		}
 		return nil, &UnsupportedError{Msg: "Folio does not support the strict winding order crs in $geometry (big polygons) yet"}
 	}
