@@ -783,13 +783,17 @@ func (s *Service) updateTimeseries(r *Request, ts *tsColl, u updateStatement, le
 	}
 	cur.Close()
 	// An open bucket whose meta changes no longer fits the inserts of its
-	// old meta (openBucket reads it back), which start a new one.
+	// old meta (openBucket reads it back), which start a new one. Each
+	// bucket is updated under the translated filter too, as MongoDB runs
+	// the translated update on the buckets: a positional "meta.$" takes
+	// the array element that filter matched.
 	for _, b := range buckets {
 		if err := mongoerr.Interruption(r.Ctx); err != nil {
 			return res, err
 		}
 		one := u
-		one.Filter, one.Update, one.Multi, one.Hint = marshal(bson.D{{Key: "_id", Value: b.id}}), update, false, bson.RawValue{}
+		one.Filter = marshal(bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "_id", Value: b.id}}, filter}}})
+		one.Update, one.Multi, one.Hint = update, false, bson.RawValue{}
 		got, err := updateStatementRun(s, r, ts.buckets, one, let)
 		if err != nil {
 			return res, err

@@ -495,6 +495,41 @@ func TestTimeseriesMetaUpdates(t *testing.T) {
 	}
 }
 
+// TestTimeseriesMetaPositionalUpdate: a positional "$" in an update of
+// the metaField takes the array element the filter matched in each bucket,
+// as MongoDB's translated update on the buckets does
+// (timeseries_update.js).
+func TestTimeseriesMetaPositionalUpdate(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tspos")
+	if err := db.CreateCollection(ctx, "u", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("tag"))); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("u")
+	now := time.Now().Truncate(time.Millisecond)
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: now}, {Key: "tag", Value: bson.A{1, 2, 2}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "t", Value: now}, {Key: "tag", Value: bson.A{2, 3, 4}}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "t", Value: now}, {Key: "tag", Value: bson.A{5}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := coll.UpdateMany(ctx, bson.D{{Key: "tag", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "tag.$", Value: 1000}}}})
+	if err != nil || res.MatchedCount != 2 || res.ModifiedCount != 2 {
+		t.Fatalf("positional update: %+v %v", res, err)
+	}
+	for id, want := range map[int]string{1: "[1 1000 2]", 2: "[1000 3 4]", 3: "[5]"} {
+		var got struct{ Tag []int }
+		if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		if s := fmt.Sprint(got.Tag); s != want {
+			t.Errorf("_id %d: tag %s, want %s", id, s, want)
+		}
+	}
+}
+
 // TestTimeseriesCollModBucketing: collMod makes a time series collection's
 // buckets coarser, as MongoDB 7.0 allows (granularity seconds to minutes to
 // hours, or equal bucketMaxSpanSeconds and bucketRoundingSeconds no smaller
