@@ -280,6 +280,23 @@ func (ts *tsColl) collModIndex(change engine.IndexChange, keyPattern bson.Raw) (
 	return key, nil
 }
 
+// bucketHint is a hint given on ts's measurements as its buckets read it,
+// as MongoDB's writes and reads on a time series view rewrite one
+// (timeseries::isHintIndexKey, createBucketsIndexSpecFromTimeseriesIndexSpec):
+// an index key is the buckets' key of it; an index name, $natural, or a
+// key with no buckets' form stays as it is, which the planner fails with
+// BadValue when no index of the buckets has it.
+func (ts *tsColl) bucketHint(h bson.RawValue) bson.RawValue {
+	if h.Type != bson.TypeEmbeddedDocument {
+		return h
+	}
+	key, err := timeseries.BucketIndexKey(ts.o, h.Document())
+	if err != nil {
+		return h
+	}
+	return bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: key}
+}
+
 // userIndex is a buckets' index spec as listIndexes shows it on the time
 // series collection: its key on the measurements.
 func (ts *tsColl) userIndex(spec bson.Raw) bson.Raw {
@@ -641,10 +658,11 @@ func (s *Service) openBucket(r *Request, ts *tsColl, open *tsOpen, key string, m
 // most one with limit 1: each bucket that may hold a match
 // (timeseries.BucketFilter) is unpacked and rewritten without its
 // matches, or deleted when none is left. It returns how many it deleted.
+// The buckets are read through the statement's hint (ts.bucketHint).
 // The filter compares under the statement's collation (wo.Collation),
 // else the collection's default, as any delete's does; the buckets are
 // selected under it too.
-func (s *Service) deleteTimeseries(r *Request, ts *tsColl, filter bson.Raw, limit int64, wo engine.WriteOptions) (int64, error) {
+func (s *Service) deleteTimeseries(r *Request, ts *tsColl, filter bson.Raw, limit int64, hint bson.RawValue, wo engine.WriteOptions) (int64, error) {
 	if r.Txn != nil {
 		return 0, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot delete from a time-series collection in a multi-document transaction.")
 	}
@@ -660,7 +678,7 @@ func (s *Service) deleteTimeseries(r *Request, ts *tsColl, filter bson.Raw, limi
 	open := s.tsOpen.of(r.DB + "." + ts.buckets)
 	open.mu.Lock()
 	defer open.mu.Unlock()
-	cur, err := s.Engine.Find(r.DB, ts.buckets, engine.FindOptions{Filter: timeseries.BucketFilter(ts.o, filter), Collation: wo.Collation, Ctx: r.Ctx})
+	cur, err := s.Engine.Find(r.DB, ts.buckets, engine.FindOptions{Filter: timeseries.BucketFilter(ts.o, filter), Hint: ts.bucketHint(hint), Collation: wo.Collation, Ctx: r.Ctx})
 	if err != nil {
 		return 0, err
 	}
@@ -744,13 +762,7 @@ func (s *Service) updateTimeseries(r *Request, ts *tsColl, u updateStatement, le
 	if err != nil {
 		return res, err
 	}
-	if u.Hint.Type == bson.TypeEmbeddedDocument {
-		key, err := timeseries.BucketIndexKey(ts.o, u.Hint.Document())
-		if err != nil {
-			return res, err
-		}
-		u.Hint = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: key}
-	}
+	u.Hint = ts.bucketHint(u.Hint)
 	vars, err := s.scriptVars(let, r, r.Ctx)
 	if err != nil {
 		return res, err

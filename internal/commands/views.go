@@ -200,13 +200,8 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 	}
 	if ts, err := s.tsOfView(r, r.DB, v); err != nil {
 		return err
-	} else if ts != nil && a.hint.Type == bson.TypeEmbeddedDocument {
-		// A hint of a key on the measurements names the buckets' index
-		// of that key, as MongoDB's expansion of a time series view
-		// rewrites it; another is left as it is.
-		if key, err := timeseries.BucketIndexKey(ts.o, a.hint.Document()); err == nil {
-			a.hint = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: key}
-		}
+	} else if ts != nil {
+		a.hint = ts.bucketHint(a.hint)
 	}
 	a.view, a.opts.Coll = a.opts.Coll, coll
 	a.stages = withBucketFilter(mergeMatches(append(stages, a.stages...)))

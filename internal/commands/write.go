@@ -556,7 +556,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err == nil {
 			profiled := s.profileStatement(r, "remove", a.docs[i])
 			if a.ts != nil {
-				removed, err = s.deleteTimeseries(r, a.ts, st.filter, st.limit, wo)
+				removed, err = s.deleteTimeseries(r, a.ts, st.filter, st.limit, st.hint, wo)
 			} else {
 				removed, err = s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
 			}

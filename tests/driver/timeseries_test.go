@@ -530,6 +530,51 @@ func TestTimeseriesMetaPositionalUpdate(t *testing.T) {
 	}
 }
 
+// TestTimeseriesWriteHints: a delete or update of a time series
+// collection reads its buckets through the statement's hint, a key on the
+// measurements naming the buckets' index of it; a hint no index has fails
+// the statement with BadValue and writes nothing
+// (timeseries_delete_hint.js).
+func TestTimeseriesWriteHints(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tshint")
+	if err := db.CreateCollection(ctx, "h", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("time").SetMetaField("tag"))); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("h")
+	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{{Keys: bson.D{{Key: "tag", Value: 1}}}, {Keys: bson.D{{Key: "time", Value: 1}, {Key: "tag", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().Truncate(time.Millisecond)
+	var docs []any
+	for _, tag := range []string{"A", "B", "C", "D", "E"} {
+		docs = append(docs, bson.D{{Key: "time", Value: now}, {Key: "tag", Value: tag}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, hint := range []any{"test_hint", bson.D{{Key: "test_hint", Value: 1}}, bson.D{{Key: "tag", Value: -1}}} {
+		_, err := coll.DeleteMany(ctx, bson.D{{Key: "tag", Value: "A"}}, options.DeleteMany().SetHint(hint))
+		requireCode(t, err, 2, "")
+		_, err = coll.UpdateMany(ctx, bson.D{{Key: "tag", Value: "A"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "tag", Value: "Z"}}}}, options.UpdateMany().SetHint(hint))
+		requireCode(t, err, 2, "")
+	}
+	if n, _ := coll.CountDocuments(ctx, bson.D{{Key: "tag", Value: "A"}}); n != 1 {
+		t.Fatalf("%d measurements of tag A after refused writes, want 1", n)
+	}
+	for i, hint := range []any{bson.D{{Key: "tag", Value: 1}}, bson.D{{Key: "time", Value: 1}, {Key: "tag", Value: 1}}, "time_1_tag_1", bson.D{{Key: "$natural", Value: -1}}} {
+		tag := string(rune('A' + i))
+		res, err := coll.DeleteMany(ctx, bson.D{{Key: "tag", Value: tag}}, options.DeleteMany().SetHint(hint))
+		if err != nil || res.DeletedCount != 1 {
+			t.Errorf("delete of %s with hint %v: %+v %v", tag, hint, res, err)
+		}
+	}
+	if n, _ := coll.CountDocuments(ctx, bson.D{}); n != 1 {
+		t.Errorf("%d measurements left, want 1", n)
+	}
+}
+
 // TestTimeseriesCollModBucketing: collMod makes a time series collection's
 // buckets coarser, as MongoDB 7.0 allows (granularity seconds to minutes to
 // hours, or equal bucketMaxSpanSeconds and bucketRoundingSeconds no smaller
