@@ -697,7 +697,10 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 	for _, ix := range c.Listed() {
 		spec := ix.Spec
 		if ts != nil {
-			spec = ts.userIndex(spec)
+			var ok bool
+			if spec, ok = ts.userIndex(spec); !ok {
+				continue
+			}
 		}
 		out.Indexes = append(out.Indexes, aggregate.IndexStat{Spec: spec, Ops: ix.Usage().Ops(), Since: ix.Usage().Since, Building: ix.UnderConstruction()})
 	}

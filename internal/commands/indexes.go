@@ -213,7 +213,10 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	for _, ix := range c.Listed() {
 		spec := ix.Spec
 		if ts != nil {
-			spec = ts.userIndex(spec)
+			var ok bool
+			if spec, ok = ts.userIndex(spec); !ok {
+				continue
+			}
 		}
 		docs = append(docs, spec)
 	}

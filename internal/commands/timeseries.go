@@ -298,11 +298,14 @@ func (ts *tsColl) bucketHint(h bson.RawValue) bson.RawValue {
 }
 
 // userIndex is a buckets' index spec as listIndexes shows it on the time
-// series collection: its key on the measurements.
-func (ts *tsColl) userIndex(spec bson.Raw) bson.Raw {
+// series collection: its key on the measurements. ok is false for an
+// index with no key on the measurements (one made on the buckets
+// directly), which MongoDB's createTimeseriesIndexesFromBucketsIndexes
+// leaves out.
+func (ts *tsColl) userIndex(spec bson.Raw) (_ bson.Raw, ok bool) {
 	key, ok := timeseries.UserIndexKey(ts.o, spec.Lookup("key").Document())
 	if !ok {
-		return spec
+		return nil, false
 	}
 	elems, _ := spec.Elements()
 	var d bson.D
@@ -313,7 +316,7 @@ func (ts *tsColl) userIndex(spec bson.Raw) bson.Raw {
 		}
 		d = append(d, bson.E{Key: el.Key(), Value: el.Value()})
 	}
-	return marshal(d)
+	return marshal(d), true
 }
 
 // dropTimeseries drops a time series collection's buckets, after its

@@ -40,26 +40,64 @@ func BucketIndexKey(o Options, key bson.Raw) (bson.Raw, error) {
 	return bson.Marshal(d)
 }
 
-// UserIndexKey is the key on the measurements of a buckets' index key
-// (BucketIndexKey's inverse); ok is false for a key no user index has.
+// UserIndexKey is the key on the measurements of a buckets' index key,
+// as MongoDB's createTimeseriesIndexSpecFromBucketsIndexSpec maps it back
+// for listIndexes: control.min.<timeField> is the time field in its
+// direction (control.max.<timeField> adds nothing), meta and meta.<path>
+// the metaField, and a control.min.<f>, control.max.<f> pair of one
+// ascending direction (control.max then control.min when descending) the
+// measurement field f. ok is false for any other key, an index no user
+// index of the measurements has (listIndexes leaves it out).
 func UserIndexKey(o Options, key bson.Raw) (bson.Raw, bool) {
 	elems, err := key.Elements()
 	if err != nil {
 		return nil, false
 	}
+	minTime, maxTime := controlMin+o.TimeField, controlMax+o.TimeField
 	var d bson.D
 	for i := 0; i < len(elems); i++ {
 		k, v := elems[i].Key(), elems[i].Value()
 		switch {
+		case k == minTime:
+			if !v.IsNumber() {
+				return nil, false
+			}
+			d = append(d, bson.E{Key: o.TimeField, Value: v})
+		case k == maxTime:
 		case o.MetaField != "" && (k == "meta" || strings.HasPrefix(k, "meta.")):
 			d = append(d, bson.E{Key: o.MetaField + k[len("meta"):], Value: v})
-		case (k == "control.min."+o.TimeField || k == "control.max."+o.TimeField) && i+1 < len(elems):
-			d = append(d, bson.E{Key: o.TimeField, Value: v})
-			i++
 		default:
-			return nil, false
+			if i+1 == len(elems) {
+				return nil, false
+			}
+			next := elems[i+1]
+			first, _ := v.AsFloat64OK()
+			second, _ := next.Value().AsFloat64OK()
+			f, ok := controlPair(k, next.Key(), first >= 0)
+			if !ok || first != second {
+				return nil, false
+			}
+			d = append(d, bson.E{Key: f, Value: next.Value()})
+			i++
 		}
 	}
 	out, err := bson.Marshal(d)
 	return out, err == nil
+}
+
+const controlMin, controlMax = "control.min.", "control.max."
+
+// controlPair is the measurement field f of the buckets' key fields a, b
+// when they are control.min.f, control.max.f (ascending) or control.max.f,
+// control.min.f (descending).
+func controlPair(a, b string, ascending bool) (string, bool) {
+	lo, hi := controlMin, controlMax
+	if !ascending {
+		lo, hi = hi, lo
+	}
+	f, ok := strings.CutPrefix(a, lo)
+	if !ok || b != hi+f {
+		return "", false
+	}
+	return f, true
 }

@@ -266,6 +266,39 @@ func TestIndexKeys(t *testing.T) {
 	}
 }
 
+// TestUserIndexKeys: a buckets' index key maps back to the measurements as
+// MongoDB's createTimeseriesIndexSpecFromBucketsIndexSpec maps it (a
+// control.min/control.max pair of one direction is its field), and a key
+// it cannot map has no user form (listIndexes leaves the index out).
+func TestUserIndexKeys(t *testing.T) {
+	o := Options{TimeField: "t", MetaField: "m"}
+	for _, tc := range []struct{ bucket, user bson.D }{
+		{bson.D{{Key: "control.min.y", Value: int32(1)}, {Key: "control.max.y", Value: int32(1)}}, bson.D{{Key: "y", Value: int32(1)}}},
+		{bson.D{{Key: "control.max.y", Value: -1.0}, {Key: "control.min.y", Value: -1.0}}, bson.D{{Key: "y", Value: -1.0}}},
+		{bson.D{{Key: "meta.a", Value: int32(1)}, {Key: "control.min.y", Value: int32(1)}, {Key: "control.max.y", Value: int32(1)}, {Key: "control.max.t", Value: int32(-1)}, {Key: "control.min.t", Value: int32(-1)}},
+			bson.D{{Key: "m.a", Value: int32(1)}, {Key: "y", Value: int32(1)}, {Key: "t", Value: int32(-1)}}},
+		{bson.D{{Key: "control.min.t", Value: int32(1)}}, bson.D{{Key: "t", Value: int32(1)}}},
+		{bson.D{{Key: "control.min.y", Value: int32(1)}, {Key: "control.max.y", Value: int32(-1)}}, nil},
+		{bson.D{{Key: "control.max.y", Value: int32(1)}, {Key: "control.min.y", Value: int32(1)}}, nil},
+		{bson.D{{Key: "control.min.y", Value: int32(1)}, {Key: "control.max.z", Value: int32(1)}}, nil},
+		{bson.D{{Key: "control.min.y", Value: int32(1)}}, nil},
+		{bson.D{{Key: "control.min.t", Value: "hashed"}}, nil},
+		{bson.D{{Key: "_id", Value: int32(1)}}, nil},
+		{bson.D{{Key: "data.y", Value: int32(1)}, {Key: "control.min.y", Value: int32(1)}}, nil},
+	} {
+		got, ok := UserIndexKey(o, doc(t, tc.bucket))
+		switch {
+		case tc.user == nil && ok:
+			t.Errorf("%v: mapped to %s, want no user key", tc.bucket, got)
+		case tc.user != nil && (!ok || got.String() != doc(t, tc.user).String()):
+			t.Errorf("%v: %s %v, want %v", tc.bucket, got, ok, tc.user)
+		}
+	}
+	if _, ok := UserIndexKey(Options{TimeField: "t"}, doc(t, bson.D{{Key: "meta", Value: int32(1)}})); ok {
+		t.Error("a meta key of a collection without a metaField mapped")
+	}
+}
+
 // TestLoadBucketBounds: a bucket read back keeps its control bounds,
 // whatever the lengths of the values Unpack hands it one after the other
 // in one buffer (they were aliased, and a third measurement of another

@@ -575,6 +575,54 @@ func TestTimeseriesWriteHints(t *testing.T) {
 	}
 }
 
+// TestTimeseriesRawBucketIndexes: listIndexes and $indexStats of a time
+// series collection show an index made on its buckets directly with its
+// key on the measurements (a control.min.y, control.max.y pair is y), and
+// leave out one with no such key, as MongoDB's
+// createTimeseriesIndexesFromBucketsIndexes does (timeseries_index_spec.js).
+func TestTimeseriesRawBucketIndexes(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsraw")
+	createTSColl(t, db, "r")
+	buckets := db.Collection("system.buckets.r")
+	if _, err := buckets.Indexes().CreateMany(ctx, []mongo.IndexModel{
+		{Keys: bson.D{{Key: "control.min.y", Value: 1}, {Key: "control.max.y", Value: 1}}, Options: options.Index().SetName("y")},
+		{Keys: bson.D{{Key: "control.max.z", Value: -1}, {Key: "control.min.z", Value: -1}}, Options: options.Index().SetName("z")},
+		{Keys: bson.D{{Key: "data.w", Value: 1}}, Options: options.Index().SetName("w")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("r")
+	specs, err := coll.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sp := range specs {
+		got = append(got, sp.Name+" "+sp.KeysDocument.String())
+	}
+	want := `m_1_t_1 {"m": {"$numberInt":"1"},"t": {"$numberInt":"1"}}|y {"y": {"$numberInt":"1"}}|z {"z": {"$numberInt":"-1"}}`
+	if strings.Join(got, "|") != want {
+		t.Errorf("listIndexes\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+	cur, err := coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$indexStats", Value: bson.D{}}}, {{Key: "$sort", Value: bson.D{{Key: "name", Value: 1}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats []bson.Raw
+	if err := cur.All(ctx, &stats); err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, st := range stats {
+		got = append(got, st.Lookup("name").StringValue()+" "+st.Lookup("key").Document().String())
+	}
+	if strings.Join(got, "|") != want {
+		t.Errorf("$indexStats\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+}
+
 // TestTimeseriesCollModBucketing: collMod makes a time series collection's
 // buckets coarser, as MongoDB 7.0 allows (granularity seconds to minutes to
 // hours, or equal bucketMaxSpanSeconds and bucketRoundingSeconds no smaller
