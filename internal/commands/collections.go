@@ -164,6 +164,7 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil || !existed || c == nil {
 		return nil, err
 	}
+	s.tsOpen.forget(r.DB + "." + name) // a buckets collection dropped directly
 	if err := s.forgetSharded(c); err != nil {
 		return nil, err
 	}
@@ -231,6 +232,10 @@ func dropDatabaseCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	for _, c := range colls {
+		// the open buckets and execution statistics of its time series
+		// collections go, as MongoDB's bucket catalog clears a dropped
+		// database's namespaces
+		s.tsOpen.forget(r.DB + "." + c.Name)
 		if err := s.forgetSharded(c); err != nil {
 			return nil, err
 		}

@@ -868,6 +868,26 @@ func TestTimeseriesExecStats(t *testing.T) {
 	if got := section(); got != want {
 		t.Errorf("after a drop\n%s\nwant\n%s", got, want)
 	}
+	// dropping the database, or the buckets collection itself, starts
+	// them again too
+	for _, drop := range []func() error{
+		func() error { return db.Drop(ctx) },
+		func() error { return db.Collection("system.buckets.m").Drop(ctx) },
+	} {
+		if _, err := db.Collection("m").InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		if err := drop(); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Collection("m").Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		create()
+		if got := section(); got != want {
+			t.Errorf("after a database or buckets drop\n%s\nwant\n%s", got, want)
+		}
+	}
 }
 
 // createTSColl creates the time series collection db.name with time
