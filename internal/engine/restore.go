@@ -88,9 +88,11 @@ func (s *scanCursor) cappedPosition() error {
 }
 
 // cappedPositionLost is MongoDB's error for a scan of a capped collection
-// whose position, the record seq, was deleted.
+// whose position, the record seq, was deleted. It names the record id
+// MongoDB gives that record: a capped collection's records are numbered
+// in insertion order from 1, the natural order's seq from 0.
 func cappedPositionLost(seq uint64) error {
-	return mongoerr.New(mongoerr.CappedPositionLost, "CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(%d)", seq)
+	return mongoerr.New(mongoerr.CappedPositionLost, "CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(%d)", seq+1)
 }
 
 // Park gives up the scan's storage iterators while the cursor waits for a
