@@ -158,8 +158,10 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	case bson.TypeEmbeddedDocument:
 		byKey = v.Document()
 		if ts != nil {
+			// a key with no buckets' form names no index (MongoDB's
+			// conversion of a time series dropIndexes)
 			if byKey, err = timeseries.BucketIndexKey(ts.o, byKey); err != nil {
-				return nil, err
+				return nil, mongoerr.New(mongoerr.IndexNotFound, "%s: %s", mongoerr.As(err).Code.Name(), mongoerr.As(err).Msg)
 			}
 		}
 	case bson.TypeArray:

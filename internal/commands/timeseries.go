@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/storage"
@@ -244,7 +245,7 @@ func (s *Service) tsInfo(r *Request, v *viewDef, nameOnly bool) (bson.D, bool) {
 
 // bucketIndex makes spec, asked for on ts's measurements, an index of its
 // buckets (timeseries.BucketIndexKey), keeping the name the user's key
-// gives it. Unique, TTL and partial indexes are refused.
+// gives it. Unique, TTL, partial and text indexes are refused.
 func (ts *tsColl) bucketIndex(spec *engine.IndexSpec) error {
 	switch {
 	case spec.Unique:
@@ -254,9 +255,23 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec) error {
 	case spec.Partial != nil:
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support partial indexes on time series collections yet")
 	}
+	// A text index is refused first, then a key with no buckets' form is
+	// MongoDB's CannotCreateIndex (its createIndexes conversion wraps the
+	// mapping's status); a key on a measurement field is one Folio does
+	// not build yet.
+	if fts.IsTextKey(spec.Key) {
+		return mongoerr.New(mongoerr.InvalidOptions, "Text indexes are not supported on time-series collections")
+	}
 	key, err := timeseries.BucketIndexKey(ts.o, spec.Key)
+	if err != nil {
+		e := mongoerr.As(err)
+		return mongoerr.New(mongoerr.CannotCreateIndex, "%s: %s", e.Code.Name(), e.Msg)
+	}
+	if f, ok := timeseries.OnMeasurements(ts.o, spec.Key); ok {
+		return mongoerr.New(mongoerr.NotImplemented, "Folio indexes a time series collection on its metaField and timeField only, not on %q", f)
+	}
 	spec.Key = key
-	return err
+	return nil
 }
 
 // collModIndex checks collMod's change of an index of ts and returns the

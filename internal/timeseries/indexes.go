@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // Secondary indexes of a time series collection are indexes of its
@@ -14,30 +15,70 @@ import (
 // control.max of it (in the key's direction), which the bucket filter's
 // time bounds read.
 
-// BucketIndexKey is the buckets' key of an index a user asks for on the
-// measurements.
+// BucketIndexKey is the buckets' key of an index key on the measurements,
+// as MongoDB's createBucketsIndexSpecFromTimeseriesIndexSpec maps it: the
+// time field in a direction is control.min and control.max of it (max
+// first when descending), the metaField or a subfield meta or meta.<path>,
+// a measurement field f in a direction control.min.f and control.max.f
+// likewise, and a 2dsphere key on f data.f as a 2dsphere_bucket key. An
+// empty key, a hint ($natural, $hint), or another kind of key on the time
+// or a measurement field is BadValue. Which of these Folio can build is
+// the index creation's concern.
 func BucketIndexKey(o Options, key bson.Raw) (bson.Raw, error) {
 	elems, err := key.Elements()
 	if err != nil {
 		return nil, err
 	}
+	if len(elems) == 0 {
+		return nil, mongoerr.New(mongoerr.BadValue, "Empty object is not a valid index spec")
+	}
+	if k := elems[0].Key(); k == "$hint" || k == "$natural" {
+		return nil, mongoerr.New(mongoerr.BadValue, "Invalid index spec (perhaps it's a valid hint, that was incorrectly passed to createBucketsSpecFromTimeseriesSpec): %s", key)
+	}
 	var d bson.D
 	for _, el := range elems {
 		k, v := el.Key(), el.Value()
 		switch {
+		case k == o.TimeField:
+			if !v.IsNumber() {
+				return nil, mongoerr.New(mongoerr.BadValue, "Invalid index spec for time-series collection: %s. Indexes on the time field must be ascending or descending (numbers only): %s", key, values.ShellElement(k, v))
+			}
+			d = appendControlPair(d, k, v)
 		case o.MetaField != "" && (k == o.MetaField || strings.HasPrefix(k, o.MetaField+".")):
 			d = append(d, bson.E{Key: "meta" + k[len(o.MetaField):], Value: v})
-		case k == o.TimeField && v.IsNumber():
-			lo, hi := bson.E{Key: "control.min." + k, Value: v}, bson.E{Key: "control.max." + k, Value: v}
-			if n, _ := v.AsFloat64OK(); n < 0 {
-				lo, hi = hi, lo
-			}
-			d = append(d, lo, hi)
+		case v.Type == bson.TypeString && v.StringValue() == "2dsphere":
+			d = append(d, bson.E{Key: "data." + k, Value: "2dsphere_bucket"})
+		case !v.IsNumber():
+			return nil, mongoerr.New(mongoerr.BadValue, "Invalid index spec for time-series collection: %s. Indexes on measurement fields must be ascending or descending (numbers only), or '2dsphere': %s", key, values.ShellElement(k, v))
 		default:
-			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio indexes a time series collection on its metaField and timeField only, not on %q", k)
+			d = appendControlPair(d, k, v)
 		}
 	}
 	return bson.Marshal(d)
+}
+
+// appendControlPair appends the buckets' key fields of field f in v's
+// direction: control.min.f, control.max.f ascending, control.max.f,
+// control.min.f descending.
+func appendControlPair(d bson.D, f string, v bson.RawValue) bson.D {
+	lo, hi := bson.E{Key: controlMin + f, Value: v}, bson.E{Key: controlMax + f, Value: v}
+	if n, _ := v.AsFloat64OK(); n < 0 {
+		lo, hi = hi, lo
+	}
+	return append(d, lo, hi)
+}
+
+// OnMeasurements reports whether key (on the measurements) has a field
+// other than the time field and the metaField.
+func OnMeasurements(o Options, key bson.Raw) (string, bool) {
+	elems, _ := key.Elements()
+	for _, el := range elems {
+		k := el.Key()
+		if k != o.TimeField && (o.MetaField == "" || (k != o.MetaField && !strings.HasPrefix(k, o.MetaField+"."))) {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 // UserIndexKey is the key on the measurements of a buckets' index key,

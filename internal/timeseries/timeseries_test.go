@@ -243,7 +243,8 @@ func FuzzUnpack(f *testing.F) {
 }
 
 // TestIndexKeys: user keys on the meta and time fields map to bucket keys
-// and back; keys on measurement fields are refused.
+// and back; keys on measurement fields map as MongoDB maps them, and keys
+// with no buckets' form are BadValue.
 func TestIndexKeys(t *testing.T) {
 	o := Options{TimeField: "t", MetaField: "m"}
 	for _, tc := range []struct{ user, bucket bson.D }{
@@ -261,8 +262,32 @@ func TestIndexKeys(t *testing.T) {
 			t.Errorf("%v: back to %s %v", tc.user, back, ok)
 		}
 	}
-	if _, err := BucketIndexKey(o, doc(t, bson.D{{Key: "v", Value: 1}})); mongoerr.As(err).Code != mongoerr.NotImplemented {
-		t.Errorf("a key on a measurement field: %v", err)
+	// MongoDB's createBucketsIndexSpecFromTimeseriesIndexSpec: a
+	// measurement field maps as the time field does (an index creation
+	// refuses it, not the mapping), 2dsphere to the data column.
+	for _, tc := range []struct{ user, bucket bson.D }{
+		{bson.D{{Key: "v", Value: int32(1)}}, bson.D{{Key: "control.min.v", Value: int32(1)}, {Key: "control.max.v", Value: int32(1)}}},
+		{bson.D{{Key: "m", Value: int32(1)}, {Key: "v.w", Value: -1.0}}, bson.D{{Key: "meta", Value: int32(1)}, {Key: "control.max.v.w", Value: -1.0}, {Key: "control.min.v.w", Value: -1.0}}},
+		{bson.D{{Key: "loc", Value: "2dsphere"}}, bson.D{{Key: "data.loc", Value: "2dsphere_bucket"}}},
+	} {
+		got, err := BucketIndexKey(o, doc(t, tc.user))
+		if err != nil || got.String() != doc(t, tc.bucket).String() {
+			t.Errorf("%v: %s %v, want %v", tc.user, got, err, tc.bucket)
+		}
+	}
+	for _, tc := range []struct {
+		user bson.D
+		msg  string
+	}{
+		{bson.D{}, "Empty object is not a valid index spec"},
+		{bson.D{{Key: "$natural", Value: 1}}, "Invalid index spec (perhaps it's a valid hint, that was incorrectly passed to createBucketsSpecFromTimeseriesSpec): { $natural: 1 }"},
+		{bson.D{{Key: "t", Value: "hashed"}}, `Invalid index spec for time-series collection: { t: "hashed" }. Indexes on the time field must be ascending or descending (numbers only): t: "hashed"`},
+		{bson.D{{Key: "m", Value: 1}, {Key: "v", Value: "text"}}, `Invalid index spec for time-series collection: { m: 1, v: "text" }. Indexes on measurement fields must be ascending or descending (numbers only), or '2dsphere': v: "text"`},
+	} {
+		_, err := BucketIndexKey(o, doc(t, tc.user))
+		if e := mongoerr.As(err); err == nil || e.Code != mongoerr.BadValue || e.Msg != tc.msg {
+			t.Errorf("%v: %v, want BadValue %q", tc.user, err, tc.msg)
+		}
 	}
 }
 

@@ -623,6 +623,51 @@ func TestTimeseriesRawBucketIndexes(t *testing.T) {
 	}
 }
 
+// TestTimeseriesIndexKeyMapping: index keys on a time series collection
+// map to its buckets as MongoDB's createBucketsIndexSpecFromTimeseriesIndexSpec
+// maps them: a text index is InvalidOptions, a key with no buckets' form
+// CannotCreateIndex, and dropIndexes of one IndexNotFound; a key on a
+// measurement field names its control.min/control.max index, which a
+// hint, collMod and dropIndexes reach when one was made on the buckets.
+func TestTimeseriesIndexKeyMapping(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tskeys")
+	createTSColl(t, db, "k")
+	coll := db.Collection("k")
+	now := time.Now().Truncate(time.Millisecond)
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "t", Value: now}, {Key: "m", Value: 1}, {Key: "y", Value: 1}}, bson.D{{Key: "t", Value: now}, {Key: "m", Value: 2}, {Key: "y", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key  bson.D
+		code int
+	}{
+		{bson.D{{Key: "m", Value: "text"}}, 72},
+		{bson.D{{Key: "t", Value: "hashed"}}, 67},
+		{bson.D{{Key: "y", Value: "hashed"}}, 67},
+		{bson.D{{Key: "y", Value: 1}}, 238},
+	} {
+		_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tc.key})
+		requireCode(t, err, tc.code, "")
+	}
+	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "k"}, {Key: "index", Value: bson.D{{Key: "y", Value: "hashed"}}}}).Err(), 27, "IndexNotFound")
+	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "k"}, {Key: "index", Value: bson.D{{Key: "y", Value: 1}}}}).Err(), 27, "IndexNotFound")
+	if _, err := db.Collection("system.buckets.k").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "control.min.y", Value: 1}, {Key: "control.max.y", Value: 1}}, Options: options.Index().SetName("y")}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := coll.DeleteMany(ctx, bson.D{{Key: "y", Value: 1}}, options.DeleteMany().SetHint(bson.D{{Key: "y", Value: 1}}))
+	if err != nil || res.DeletedCount != 1 {
+		t.Errorf("delete hinted by the buckets' index of y: %+v %v", res, err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "k"}, {Key: "index", Value: bson.D{{Key: "keyPattern", Value: bson.D{{Key: "y", Value: 1}}}, {Key: "hidden", Value: true}}}}).Err(); err != nil {
+		t.Errorf("collMod of the index of y: %v", err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "k"}, {Key: "index", Value: bson.D{{Key: "y", Value: 1}}}}).Err(); err != nil {
+		t.Errorf("dropIndexes of the index of y: %v", err)
+	}
+}
+
 // TestTimeseriesCollModBucketing: collMod makes a time series collection's
 // buckets coarser, as MongoDB 7.0 allows (granularity seconds to minutes to
 // hours, or equal bucketMaxSpanSeconds and bucketRoundingSeconds no smaller
