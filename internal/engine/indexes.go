@@ -345,6 +345,9 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 		if err := resolveSpec(c, &spec); err != nil {
 			return nil, err
 		}
+		if err := checkIDIndexCollation(c, spec); err != nil {
+			return nil, err
+		}
 		if c.capped != nil && spec.ExpireAfter >= 0 {
 			// MongoDB 7.0's prepareSpecForCreate, before any conflict
 			// check: a capped collection keeps its own order of removal.
@@ -437,6 +440,30 @@ func checkIndexConflict(existing []*Index, spec IndexSpec) (bool, error) {
 // requestedSpec is spec as listIndexes would report it, for messages.
 func requestedSpec(spec IndexSpec) bson.Raw {
 	return indexSpecDoc(&Index{Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter}, spec)
+}
+
+// checkIDIndexCollation refuses a request for the _id index (resolved:
+// its collation the one it names, else c's default) whose collation is
+// not c's default, before any conflict check, as MongoDB's
+// Collection::addCollationDefaultsToIndexSpecsForCreate does when
+// createIndexes resolves its specs: even when the _id index exists.
+func checkIDIndexCollation(c *Collection, spec IndexSpec) error {
+	if !SameKeyPattern(spec.Key, idKeyPattern) {
+		return nil
+	}
+	simple := bson.Raw(bsonDoc(bson.D{{Key: "locale", Value: "simple"}}))
+	want := simple
+	if d := c.DefaultCollator(); d != nil {
+		want = d.Document()
+	}
+	got := simple
+	if spec.Collation != nil {
+		got = spec.Collation
+	}
+	if bytes.Equal(got, want) {
+		return nil
+	}
+	return mongoerr.New(mongoerr.BadValue, "The _id index must have the same collation as the collection. Index collation: %s, collection collation: %s", got, want)
 }
 
 // idKeyPattern is {_id: 1}.

@@ -230,3 +230,48 @@ func TestIDIndexNamed(t *testing.T) {
 	err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "idcoll"}, {Key: "idIndex", Value: idIndex}}).Err()
 	requireCode(t, err, 2, "BadValue")
 }
+
+// TestIDIndexCollationCreateIndexes: createIndexes of the _id key pattern
+// with a collation other than the collection's default fails with
+// BadValue, though the _id index exists (MongoDB's
+// addCollationDefaultsToIndexSpecsForCreate, before the existing indexes
+// are looked at); one naming the default, or none, asks for the _id index
+// there (indexes_multiple_commands.js, index_id_options.js).
+func TestIDIndexCollationCreateIndexes(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	enUS := bson.D{{Key: "locale", Value: "en_US"}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "idcollen"}, {Key: "collation", Value: enUS}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	create := func(coll string, collation any) error {
+		spec := bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}}
+		if collation != nil {
+			spec = append(spec, bson.E{Key: "collation", Value: collation})
+		}
+		return db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: coll}, {Key: "indexes", Value: bson.A{spec}}}).Err()
+	}
+	if _, err := db.Collection("idcollsimple").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	enUSFull := `{ locale: "en_US", caseLevel: false, caseFirst: "off", strength: 3, numericOrdering: false, alternate: "non-ignorable", maxVariable: "punct", normalization: false, backwards: false, version: "57.1" }`
+	requireError(t, create("idcollsimple", enUS), 2, "BadValue",
+		"The _id index must have the same collation as the collection. Index collation: "+enUSFull+`, collection collation: { locale: "simple" }`)
+	requireError(t, create("idcollen", bson.D{{Key: "locale", Value: "simple"}}), 2, "BadValue",
+		`The _id index must have the same collation as the collection. Index collation: { locale: "simple" }, collection collation: `+enUSFull)
+	requireCode(t, create("idcollen", bson.D{{Key: "locale", Value: "fr_CA"}}), 2, "BadValue")
+	for _, ok := range []struct {
+		coll      string
+		collation any
+	}{
+		{"idcollsimple", nil},
+		{"idcollsimple", bson.D{{Key: "locale", Value: "simple"}}},
+		{"idcollen", nil},
+		{"idcollen", bson.D{{Key: "locale", Value: "en_US"}, {Key: "strength", Value: 3}}},
+	} {
+		if err := create(ok.coll, ok.collation); err != nil {
+			t.Errorf("%s with collation %v: %v", ok.coll, ok.collation, err)
+		}
+	}
+}
