@@ -11,6 +11,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -60,11 +61,13 @@ func specError(doc bson.Raw, code mongoerr.Code, format string, args ...any) err
 
 // parseIndexSpec reads one entry of createIndexes' indexes array with
 // MongoDB 7.0's validation, in its order: index_key_validate's
-// validateIndexSpec, whose errors show the specification as given; then,
+// validateIndexSpec, whose errors show the specification as given (a
+// partial filter is parsed there, with no special feature allowed); then,
 // on the specification as it returns it (fixedIndexSpec: with its default
 // v: 2), the _id index and reserved name rules, the TTL rules, the
 // collation, and the checks of the index catalog's _isSpecOk (an empty
-// name, storageEngine), whose errors show that specification.
+// name, a partial filter's operators and its sparse option,
+// storageEngine), whose errors show that specification.
 func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) {
 	if ignoreUnknown {
 		doc = withoutUnknownIndexFields(doc)
@@ -72,6 +75,7 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 	spec := engine.IndexSpec{ExpireAfter: -1}
 	hasName := false
 	var storageEngine bson.RawValue
+	var partial *query.Filter
 	elems, err := doc.Elements()
 	if err != nil {
 		return spec, mongoerr.New(mongoerr.InvalidBSON, "invalid index specification: %v", err)
@@ -132,6 +136,16 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", values.TypeName(v.Type))
 			}
 			spec.Partial = v.Document()
+			// validateIndexSpec parses the filter with no special
+			// feature allowed (kBanAllSpecialFeatures).
+			f, err := query.Compile(spec.Partial)
+			if err == nil {
+				err = f.BannedFeature()
+			}
+			if err != nil {
+				return spec, mongoerr.AddContext(err, "Error in specification "+values.ShellDoc(doc))
+			}
+			partial = f
 		case "storageEngine":
 			// checked by _isSpecOk, below
 			storageEngine = v
@@ -275,6 +289,14 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 	}
 	if spec.Version == 1 && engine.IsWildcardPattern(spec.Key) {
 		return spec, specError(fixed, mongoerr.CannotCreateIndex, "Index type 'wildcard' is not allowed with index version v: 1")
+	}
+	if partial != nil {
+		if spec.Sparse {
+			return spec, specError(fixed, mongoerr.CannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
+		}
+		if err := partial.CheckPartial(); err != nil {
+			return spec, mongoerr.AddContext(err, "Error in specification "+values.ShellDoc(fixed))
+		}
 	}
 	if storageEngine.Type != 0 {
 		if storageEngine.Type != bson.TypeEmbeddedDocument {

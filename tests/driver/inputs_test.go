@@ -240,9 +240,9 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "index key starting with a DBRef field", cmd: idx("c", spec(bson.D{{Key: "$ref", Value: 1}}, "r")),
 			code: 67, codeName: "CannotCreateIndex", msg: "Index key contains an illegal field name: field name starts with '$'."},
 		{name: "partial and sparse", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "sparse", Value: true}, bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: 1}}})),
-			code: 67, codeName: "CannotCreateIndex", msg: `cannot mix "partialFilterExpression" and "sparse" options`},
+			code: 67, codeName: "CannotCreateIndex", msg: `Error in specification { key: { a: 1 }, name: "a_1", sparse: true, partialFilterExpression: { a: 1 }, v: 2 } :: caused by :: cannot mix "partialFilterExpression" and "sparse" options`},
 		{name: "partial filter with $ne", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$ne", Value: 5}}}}})),
-			code: 67, codeName: "CannotCreateIndex", msg: "Expression not supported in partial index: $not\n    a $eq 5\n"},
+			code: 67, codeName: "CannotCreateIndex", msg: `Error in specification { key: { a: 1 }, name: "a_1", partialFilterExpression: { a: { $ne: 5 } }, v: 2 } :: caused by :: Expression not supported in partial index: $not` + "\n    a $eq 5\n"},
 		{name: "partial filter with $exists false", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: false}}}}})),
 			code: 67, codeName: "CannotCreateIndex", msg: "Expression not supported in partial index: $not\n    a exists\n"},
 		{name: "partial filter with $nor", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "$nor", Value: bson.A{bson.D{{Key: "a", Value: 1}}}}}})),
@@ -254,6 +254,16 @@ func TestRefusedInputs(t *testing.T) {
 			code: 67, codeName: "CannotCreateIndex", msg: "partialFilterExpression depth may not exceed 4"},
 		{name: "partial filter of four nested $and", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: and(and(and(and(bson.D{{Key: "x", Value: 3}}))))})),
 			code: 67, codeName: "CannotCreateIndex", msg: "partialFilterExpression depth may not exceed 4"},
+		// index_key_validate::validateIndexSpec parses the filter with no
+		// special feature allowed, in the context of the spec as given.
+		{name: "partial filter with $expr", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$a", 5}}}}}})),
+			code: 224, codeName: "QueryFeatureNotAllowed", msg: `Error in specification { key: { a: 1 }, name: "a_1", partialFilterExpression: { $expr: { $eq: [ "$a", 5 ] } } } :: caused by :: $expr is not allowed in this context`},
+		{name: "partial filter with $jsonSchema", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "$jsonSchema", Value: bson.D{}}}})),
+			code: 224, codeName: "QueryFeatureNotAllowed", msg: "$jsonSchema is not allowed in this context"},
+		{name: "partial filter with $text", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "x"}}}}})),
+			code: 2, codeName: "BadValue", msg: "$text is not allowed in this context"},
+		{name: "partial filter with an unknown operator", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$asdasd", Value: 3}}}}})),
+			code: 2, codeName: "BadValue", msg: `Error in specification { key: { a: 1 }, name: "a_1", partialFilterExpression: { a: { $asdasd: 3 } } } :: caused by :: unknown operator: $asdasd`},
 		{name: "index collation option Folio does not implement", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "ja"}, {Key: "strength", Value: 4}, {Key: "alternate", Value: "shifted"}}})),
 			code: 238, codeName: "NotImplemented", msg: "alternate"},
 
