@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -30,6 +32,14 @@ func specDetails(spec, doc bson.Raw, inv bool) bson.D {
 		return clauses[0].details(doc, inv)
 	}
 	return listDetails("$and", clauses, doc, inv)
+}
+
+// statusDoc is err as MongoDB's Status::serialize writes it.
+func statusDoc(err error) bson.Raw {
+	idx, doc := bsoncore.AppendDocumentStart(nil)
+	doc, _ = mongoerr.As(err).AppendStatus(doc) // its extra fields are BSON values already
+	doc, _ = bsoncore.AppendDocumentEnd(doc, idx)
+	return doc
 }
 
 // clause is one predicate of a filter document: its operator name and the
@@ -213,7 +223,11 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 				return out
 			}
 		}
-		return append(out, bson.E{Key: "reason", Value: "failed to evaluate aggregation expression"})
+		// The evaluation's error follows as details, serialized as a
+		// Status is (code, codeName, errmsg), as doc_validation_error's
+		// $expr visitor appends the exception it caught.
+		return append(out, bson.E{Key: "reason", Value: "failed to evaluate aggregation expression"},
+			bson.E{Key: "details", Value: statusDoc(err)})
 	case "$_internalSchemaMinProperties", "$_internalSchemaMaxProperties":
 		// doc_validation_error.cpp generateNumPropertiesError
 		n, _ := doc.Elements()

@@ -131,6 +131,11 @@ func TestValidationDetails(t *testing.T) {
 			`{"operatorName": "$_internalSchemaMinProperties","specifiedAs": {"$_internalSchemaMinProperties": {"$numberInt":"3"}},"reason": "specified number of properties was not satisfied","numberOfProperties": {"$numberInt":"1"}}`},
 		{"internal max properties negated", `{"$nor": [{"$_internalSchemaMaxProperties": 3}]}`, `{"a": 1}`,
 			`{"operatorName": "$nor","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$_internalSchemaMaxProperties","specifiedAs": {"$_internalSchemaMaxProperties": {"$numberInt":"3"}},"reason": "specified number of properties was satisfied","numberOfProperties": {"$numberInt":"1"}}}]}`},
+		// An $expr that fails to evaluate carries the failure as details
+		// (code, codeName, errmsg: doc_validation_error.cpp's $expr visitor
+		// serializing the exception it caught).
+		{"expr fails to evaluate", `{"$expr": {"$eq": ["$a", {"$divide": [1, "$b"]}]}}`, `{"a": 1, "b": 0}`,
+			`{"operatorName": "$expr","specifiedAs": {"$expr": {"$eq": ["$a",{"$divide": [{"$numberInt":"1"},"$b"]}]}},"reason": "failed to evaluate aggregation expression","details": {"code": {"$numberInt":"2"},"codeName": "BadValue","errmsg": "can't $divide by zero"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v, d bson.Raw
