@@ -73,9 +73,6 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkValidatorNamespace(r.DB, name, opts.Validator); err != nil {
-		return nil, err
-	}
 	if err := checkPreAndPostImagesNamespace(r.DB, opts.PreAndPostImages); err != nil {
 		return nil, err
 	}

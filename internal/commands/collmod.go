@@ -250,21 +250,6 @@ func parseIndexChange(index bson.Raw, capped bool) (change engine.IndexChange, n
 	return change, name, keyPattern, nil
 }
 
-// checkValidatorNamespace is MongoDB's refusal (InvalidOptions) of a
-// validator, unless empty, on a system collection other than a time
-// series' buckets, or on a collection of an internal database.
-func checkValidatorNamespace(db, coll string, validator bson.Raw) error {
-	switch {
-	case len(validator) <= 5, strings.HasPrefix(coll, timeseries.BucketsPrefix):
-		return nil
-	case strings.HasPrefix(coll, "system."):
-		return mongoerr.New(mongoerr.InvalidOptions, "Document validators not allowed on system collection %s.%s", db, coll)
-	case db == "admin" || db == "local" || db == configDB:
-		return mongoerr.New(mongoerr.InvalidOptions, "Document validators are not allowed on collection %s.%s in the %s internal database", db, coll, db)
-	}
-	return nil
-}
-
 // collModValidation applies collMod's validator, validationLevel and
 // validationAction, checked as create checks them. With always, a collMod
 // that changes none of them is still applied, and so logged: MongoDB logs
@@ -282,12 +267,15 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 func collModOptions(s *Service, r *Request, coll string) (ch engine.ValidationChange, changed bool, err error) {
 	if r.args.has("validator") {
 		v := r.args.doc("validator")
+		// CollectionImpl::parseValidator checks the namespace, then parses
+		if c := s.Engine.Collection(r.DB, coll); c != nil {
+			if err := engine.CheckValidatorNamespace(r.DB, coll, c.UUID, v); err != nil {
+				return ch, false, err
+			}
+		}
 		if _, err := query.CompileValidator(v, nil); err != nil {
 			// CollectionImpl::parseValidator's context
 			return ch, false, mongoerr.AddContext(err, engine.ValidatorParseContext)
-		}
-		if err := checkValidatorNamespace(r.DB, coll, v); err != nil {
-			return ch, false, err
 		}
 		ch.Validator, changed = v, true
 	}

@@ -501,6 +501,11 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[1
 	} else if _, err := rand.Read(coll.UUID[:]); err != nil {
 		return nil, err
 	}
+	// After the namespace's and the validator's own checks, as MongoDB's
+	// userCreateNS checks both before CollectionImpl::init checks this.
+	if err := CheckValidatorNamespace(db, name, coll.UUID, opts.Validator); err != nil {
+		return nil, err
+	}
 	return coll, nil
 }
 

@@ -3,6 +3,8 @@ package engine
 import (
 	"strings"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/timeseries"
@@ -37,6 +39,24 @@ func ValidateNamespace(db, name string) error { return nsname.CheckCreate(db, na
 // but for the system collections Folio keeps (legalSystemNS), and the full
 // namespace within 255 bytes. Hyphens and digits are fine ("stats-2011").
 func ValidateCollName(db, name string) error { return nsname.CheckCollection(db, name, legalSystemNS) }
+
+// CheckValidatorNamespace is MongoDB's checkValidatorCanBeUsedOnNs
+// (collection_impl.cpp), which CollectionImpl::init and parseValidator
+// apply: a validator, unless empty, is refused (InvalidOptions) on a
+// system collection other than a time series' buckets and on any
+// collection of an internal database, the message naming the collection
+// and its UUID (on create, the UUID just drawn for it).
+func CheckValidatorNamespace(db, name string, uuid [16]byte, validator bson.Raw) error {
+	switch {
+	case len(validator) <= 5, strings.HasPrefix(name, timeseries.BucketsPrefix):
+		return nil
+	case strings.HasPrefix(name, "system."):
+		return mongoerr.New(mongoerr.InvalidOptions, "Document validators not allowed on system collection %s.%s with UUID %s", db, name, uuidString(uuid))
+	case db == "admin" || db == "local" || db == "config":
+		return mongoerr.New(mongoerr.InvalidOptions, "Document validators are not allowed on collection %s.%s with UUID %s in the %s internal database", db, name, uuidString(uuid), db)
+	}
+	return nil
+}
 
 // legalSystemNS reports whether a client may create db.name, a system.*
 // collection: admin.system.users and admin.system.roles, where access

@@ -3,6 +3,8 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -508,5 +510,59 @@ func TestCollModValidatorStoresDefaults(t *testing.T) {
 	run(bson.D{{Key: "collMod", Value: "moderate"}, {Key: "validator", Value: v}})
 	if got, want := options("moderate"), `{"validator": {"a": {"$numberInt":"1"}},"validationLevel": "moderate","validationAction": "error"}`; got != want {
 		t.Errorf("collMod validator after level: %s, want %s", got, want)
+	}
+}
+
+// TestValidatorNamespace checks where a validator may not be, as MongoDB's
+// checkValidatorCanBeUsedOnNs decides it once the namespace and the
+// validator have passed their own checks: a system collection a client
+// may not create is refused as such (InvalidNamespace) before its
+// validator is looked at; one it may create (system.js) and any collection
+// of admin, local or config are refused InvalidOptions, naming the UUID
+// the collection would have had, or, for collMod, has
+// (jstests/core/doc_validation/doc_validation_invalid_validators.js).
+func TestValidatorNamespace(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	validator := bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}
+	create := func(db *mongo.Database, name string) error {
+		return db.RunCommand(ctx, bson.D{{Key: "create", Value: name}, {Key: "validator", Value: validator}}).Err()
+	}
+	if !testAuth() { // with access control, root may not create it: Unauthorized comes first
+		requireError(t, create(db, "system.foo"), 73, "InvalidNamespace", "Invalid system namespace: test.system.foo")
+	}
+	uuid := `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`
+	message := func(err error, pattern string) {
+		t.Helper()
+		requireCode(t, err, 72, "InvalidOptions")
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || !regexp.MustCompile("^"+pattern+"$").MatchString(ce.Message) {
+			t.Errorf("message %q, want %s", ce.Message, pattern)
+		}
+	}
+	message(create(db, "system.js"), `Document validators not allowed on system collection test\.system\.js with UUID `+uuid)
+	for _, name := range []string{"admin", "local", "config"} {
+		message(create(client.Database(name), "v"), `Document validators are not allowed on collection `+name+`\.v with UUID `+uuid+` in the `+name+` internal database`)
+		if n, err := client.Database(name).ListCollectionNames(ctx, bson.D{{Key: "name", Value: "v"}}); err != nil || len(n) != 0 {
+			t.Errorf("%s.v: %v %v", name, n, err)
+		}
+	}
+	// collMod names the collection's own UUID, and checks the namespace
+	// before it parses the validator.
+	if err := db.CreateCollection(ctx, "system.js"); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "system.js"}})
+	if err != nil || len(specs) != 1 {
+		t.Fatalf("listCollections: %v %v", specs, err)
+	}
+	var u [16]byte
+	copy(u[:], specs[0].UUID.Data)
+	h := fmt.Sprintf("%x", u)
+	want := "Document validators not allowed on system collection test.system.js with UUID " + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	for _, v := range []bson.D{validator, {{Key: "$where", Value: "true"}}} {
+		err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "system.js"}, {Key: "validator", Value: v}}).Err()
+		requireError(t, err, 72, "InvalidOptions", want)
 	}
 }
