@@ -101,7 +101,8 @@ func (e *Engine) validate(c *Collection, old, next bson.Raw, bypass bool) error 
 	}
 	info := bson.D{{Key: "failingDocumentId", Value: documentID(next)}, {Key: "details", Value: validationDetails(dv.filter.Doc(), next)}}
 	if dv.action == ValidationWarn {
-		e.log.Warn("Document would fail validation", "namespace", c.ns, "document", documentID(next).String(), "errInfo", bsonString(info))
+		// The whole document, as MongoDB's warning 20294 logs it.
+		e.log.Warn("Document would fail validation", "namespace", c.ns, "document", next.String(), "errInfo", bsonString(info))
 		return nil
 	}
 	err := mongoerr.New(mongoerr.DocumentValidationFailure, "Document failed validation")

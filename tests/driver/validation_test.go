@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
@@ -565,4 +567,37 @@ func TestValidatorNamespace(t *testing.T) {
 		err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "system.js"}, {Key: "validator", Value: v}}).Err()
 		requireError(t, err, 72, "InvalidOptions", want)
 	}
+}
+
+// TestValidationWarnLog: under validationAction warn a failing document
+// is written and logged as MongoDB's warning 20294 logs it, the whole
+// document with the namespace and errInfo
+// (collection_impl.cpp _checkValidationAndParseResult).
+func TestValidationWarnLog(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil)) // getLog keeps what the logger takes
+	client := connect(t, startInstance(t, cfg))
+	ctx := context.Background()
+	db := client.Database(testDB)
+	opts := options.CreateCollection().SetValidator(bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}).SetValidationAction("warn")
+	if err := db.CreateCollection(ctx, "warned", opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("warned").InsertOne(ctx, bson.D{{Key: "_id", Value: 7}, {Key: "marker", Value: "logged whole"}}); err != nil {
+		t.Fatalf("warn insert: %v", err)
+	}
+	reply, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "getLog", Value: "global"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, _ := reply.Lookup("log").Array().Values()
+	for _, l := range lines {
+		if s := l.StringValue(); strings.Contains(s, "Document would fail validation") && strings.Contains(s, "test.warned") {
+			if !strings.Contains(s, "logged whole") || !strings.Contains(s, "path does not exist") {
+				t.Errorf("warning without the document or its errInfo: %s", s)
+			}
+			return
+		}
+	}
+	t.Errorf("no validation warning among %d lines", len(lines))
 }
