@@ -498,7 +498,7 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[1
 	}
 	if uuid != nil {
 		coll.UUID = *uuid
-	} else if _, err := rand.Read(coll.UUID[:]); err != nil {
+	} else if err := newUUID(&coll.UUID); err != nil {
 		return nil, err
 	}
 	// After the namespace's and the validator's own checks, as MongoDB's
@@ -507,6 +507,17 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[1
 		return nil, err
 	}
 	return coll, nil
+}
+
+// newUUID draws a random (version 4) UUID into u, as MongoDB's UUID::gen
+// does for collections, index builds and the oplog.
+func newUUID(u *[16]byte) error {
+	if _, err := rand.Read(u[:]); err != nil {
+		return err
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return nil
 }
 
 // allocCollID takes the next collection id from the stored counter, in a

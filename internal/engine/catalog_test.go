@@ -86,3 +86,18 @@ func TestCollectionOptionsDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectionUUIDVersion4: a collection's UUID is a random version 4
+// UUID (RFC 4122 variant), as MongoDB's UUID::gen draws it.
+func TestCollectionUUIDVersion4(t *testing.T) {
+	e := newTestEngine(t)
+	for _, name := range []string{"a", "b", "c", "d"} {
+		if err := e.CreateCollection("test", name, CollectionOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		u := e.Collection("test", name).UUID
+		if u[6]>>4 != 4 || u[8]>>6 != 2 {
+			t.Errorf("%s: UUID %s is not of version 4", name, uuidString(u))
+		}
+	}
+}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -311,7 +310,7 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 	}
 	state := stateDeleteOnly
 	var b indexBuild
-	if _, err := rand.Read(b.uuid[:]); err != nil {
+	if err := newUUID(&b.uuid); err != nil {
 		return errors.Join(err, e.retireIndexes(c, ids, state, err))
 	}
 	err = e.awaitVersion(v)

@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -163,7 +162,7 @@ func (e *Engine) oplogUUID(o *oplogState) error {
 			copy(o.uuid[:], v) // another frontend made it
 			return err
 		}
-		if _, err := rand.Read(o.uuid[:]); err != nil {
+		if err := newUUID(&o.uuid); err != nil {
 			return err
 		}
 		if err := tx.Set(keyOplogUUID, o.uuid[:]); err != nil {
