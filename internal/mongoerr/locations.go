@@ -1202,6 +1202,20 @@ const (
 	MapReduceReduceNoScriptEngine Code = 31241
 	// MapReduceEmitArgs: a mapReduce map function called emit with other than two arguments.
 	MapReduceEmitArgs Code = 31220
+	// JsEmitInValidator: $_internalJsEmit in a collection validator.
+	JsEmitInValidator Code = 4660801
+	// JsEmitNotObject: $_internalJsEmit's argument is not an object.
+	JsEmitNotObject Code = 31221
+	// JsEmitNoEval: $_internalJsEmit without its eval (map) function.
+	JsEmitNoEval Code = 31222
+	// JsEmitNoThis: $_internalJsEmit without this.
+	JsEmitNoThis Code = 31223
+	// JsEmitEvalType: $_internalJsEmit's eval is neither a string nor code.
+	JsEmitEvalType Code = 31224
+	// JsEmitThisNotObject: $_internalJsEmit's this does not evaluate to a document.
+	JsEmitThisNotObject Code = 31225
+	// JsEmitTooLarge: the values one $_internalJsEmit call emitted passed internalQueryMaxJsEmitBytes.
+	JsEmitTooLarge Code = 31292
 	// JSPropertyNullChar: a JavaScript object returned to BSON with a property name holding a NUL.
 	JSPropertyNullChar Code = 16985
 	// JSObjectTooDeep: a JavaScript object returned to BSON nested past the depth limit (a cycle).

@@ -621,3 +621,43 @@ func TestAccumulatorArgsTooLarge(t *testing.T) {
 	}
 	requireCode(t, err, 4545000, "Location4545000")
 }
+
+// TestInternalJsEmit runs $_internalJsEmit, the expression MongoDB's
+// mapReduce runs its map function with: the function runs with this bound
+// to the document its this evaluates to, and the value is the {k, v}
+// documents it emitted, in order, an undefined key emitted as null
+// (ExpressionInternalJsEmit::evaluate, emitFromJS).
+func TestInternalJsEmit(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("jsemit")
+	seedJS(t, coll)
+	ctx := context.Background()
+	emit := func(eval, this any) bson.D {
+		return bson.D{{Key: "$_internalJsEmit", Value: bson.D{{Key: "eval", Value: eval}, {Key: "this", Value: this}}}}
+	}
+	cur, err := coll.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$lte", Value: 2}}}}}},
+		{{Key: "$project", Value: bson.D{
+			{Key: "e", Value: emit("function() { emit(this.a, this._id); emit(this.none, {id: this._id}); }", "$$ROOT")},
+			{Key: "sub", Value: emit(bson.JavaScript("function() { emit(this.x, 1); }"), bson.D{{Key: "x", Value: "$s"}})},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"_id": {"$numberInt":"1"},"e": [{"k": {"$numberDouble":"1.0"},"v": {"$numberDouble":"1.0"}},{"k": null,"v": {"id": {"$numberDouble":"1.0"}}}],"sub": [{"k": "x","v": {"$numberDouble":"1.0"}}]}`,
+		`{"_id": {"$numberInt":"2"},"e": [{"k": {"$numberLong":"2"},"v": {"$numberDouble":"2.0"}},{"k": null,"v": {"id": {"$numberDouble":"2.0"}}}],"sub": [{"k": null,"v": {"$numberDouble":"1.0"}}]}`,
+	}
+	if len(out) != 2 || out[0].String() != want[0] || out[1].String() != want[1] {
+		t.Fatalf("got %v\nwant %v", out, want)
+	}
+	_, err = coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$project", Value: bson.D{{Key: "e", Value: emit("function() { emit(1); }", "$$ROOT")}}}}})
+	requireCode(t, err, 31220, "")
+	_, err = coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$project", Value: bson.D{{Key: "e", Value: emit("function() {}", "$a")}}}}})
+	requireCode(t, err, 31225, "")
+}

@@ -165,7 +165,8 @@ func TestValidatorQueryOperators(t *testing.T) {
 		t.Errorf("bad validator: %v", err)
 	}
 	// MongoDB parses a validator with its default features: no $where,
-	// $text or $near, and no $function or $rand in its $expr.
+	// $text or $near, and no $function, $rand or $_internalJsEmit in its
+	// $expr.
 	for _, bad := range []struct {
 		validator bson.D
 		code      int
@@ -176,6 +177,7 @@ func TestValidatorQueryOperators(t *testing.T) {
 		{bson.D{{Key: "a", Value: bson.D{{Key: "$near", Value: bson.A{0, 0}}}}}, 2, "$geoNear, $near, and $nearSphere are not allowed in this context"},
 		{bson.D{{Key: "$expr", Value: bson.D{{Key: "$function", Value: bson.D{{Key: "body", Value: "function() {return true}"}, {Key: "args", Value: bson.A{}}, {Key: "lang", Value: "js"}}}}}}, 4660800, "$function cannot be used inside a validator."},
 		{bson.D{{Key: "$expr", Value: bson.D{{Key: "$lt", Value: bson.A{bson.D{{Key: "$rand", Value: bson.D{}}}, 2}}}}}, 3040500, "$rand not allowed inside collection validators"},
+		{bson.D{{Key: "$expr", Value: bson.D{{Key: "$_internalJsEmit", Value: bson.D{{Key: "eval", Value: "function() {}"}, {Key: "this", Value: bson.D{}}}}}}}, 4660801, "$_internalJsEmit cannot be used inside a validator."},
 	} {
 		for _, cmd := range []bson.D{
 			{{Key: "create", Value: "bad"}, {Key: "validator", Value: bad.validator}},
