@@ -73,9 +73,6 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPreAndPostImagesNamespace(r.DB, opts.PreAndPostImages); err != nil {
-		return nil, err
-	}
 	if opts.ClusteredIndex == nil && !opts.Capped && (r.args.has("size") || r.args.has("max")) {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present")
 	}

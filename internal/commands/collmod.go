@@ -307,7 +307,7 @@ func collModOptions(s *Service, r *Request, coll string) (ch engine.ValidationCh
 	if d := r.args.doc("changeStreamPreAndPostImages"); d != nil {
 		on, err := parsePreAndPostImages(d, "collMod")
 		if err == nil {
-			err = checkPreAndPostImagesNamespace(r.DB, on)
+			err = engine.CheckPreAndPostImagesNamespace(r.DB, on)
 		}
 		if err != nil {
 			return ch, false, err

@@ -240,17 +240,6 @@ var preAndPostImagesSpecs = map[string]*argSpec{
 	"collMod": {path: "collMod.changeStreamPreAndPostImages", fields: []argField{required("enabled", tStrictBool)}},
 }
 
-// checkPreAndPostImagesNamespace refuses changeStreamPreAndPostImages
-// enabled on a collection of admin, local or config, as MongoDB's
-// validateChangeStreamPreAndPostImagesOptionIsPermitted does for create
-// and collMod; disabling it is allowed anywhere.
-func checkPreAndPostImagesNamespace(db string, on bool) error {
-	if on && (db == "admin" || db == "local" || db == configDB) {
-		return mongoerr.New(mongoerr.InvalidOptions, "changeStreamPreAndPostImages collection option is not supported on the %s database", db)
-	}
-	return nil
-}
-
 // parsePreAndPostImages reads changeStreamPreAndPostImages of cmd.
 func parsePreAndPostImages(d bson.Raw, cmd string) (bool, error) {
 	c, err := parseSub(d, preAndPostImagesSpecs[cmd])

@@ -506,6 +506,9 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[1
 	if err := CheckValidatorNamespace(db, name, coll.UUID, opts.Validator); err != nil {
 		return nil, err
 	}
+	if err := CheckPreAndPostImagesNamespace(db, opts.PreAndPostImages); err != nil {
+		return nil, err
+	}
 	return coll, nil
 }
 

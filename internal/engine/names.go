@@ -58,6 +58,18 @@ func CheckValidatorNamespace(db, name string, uuid [16]byte, validator bson.Raw)
 	return nil
 }
 
+// CheckPreAndPostImagesNamespace refuses changeStreamPreAndPostImages
+// enabled on a collection of admin, local or config, as MongoDB's
+// validateChangeStreamPreAndPostImagesOptionIsPermitted does, for create
+// in CollectionImpl::init after the validator's check, and for collMod;
+// disabling it is allowed anywhere.
+func CheckPreAndPostImagesNamespace(db string, on bool) error {
+	if on && (db == "admin" || db == "local" || db == "config") {
+		return mongoerr.New(mongoerr.InvalidOptions, "changeStreamPreAndPostImages collection option is not supported on the %s database", db)
+	}
+	return nil
+}
+
 // legalSystemNS reports whether a client may create db.name, a system.*
 // collection: admin.system.users and admin.system.roles, where access
 // control keeps users and roles, admin.system.version, where the

@@ -552,6 +552,10 @@ func TestValidatorNamespace(t *testing.T) {
 			t.Errorf("%s.v: %v %v", name, n, err)
 		}
 	}
+	// init checks the validator before changeStreamPreAndPostImages
+	err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "create", Value: "v"}, {Key: "validator", Value: validator},
+		{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}}}).Err()
+	message(err, `Document validators are not allowed on collection admin\.v with UUID `+uuid+` in the admin internal database`)
 	// collMod names the collection's own UUID, and checks the namespace
 	// before it parses the validator.
 	if err := db.CreateCollection(ctx, "system.js"); err != nil {
