@@ -179,8 +179,16 @@ func checkUpdatedDepth(doc bson.Raw) error {
 	return nil
 }
 
-// depth is the nesting depth of documents and arrays within doc.
+// depth is the deepest nesting level of doc and the documents and arrays
+// within it, doc's parent being at level. A non-empty document or array is
+// one level below its parent; an empty one adds no level, as MongoDB counts
+// (insert.cpp's validateDepth descends only into non-empty objects, and
+// storage_validation.cpp's scanDocument checks the level of elements, of
+// which an empty object has none).
 func depth(doc []byte, level int) int {
+	if len(doc) <= 5 {
+		return level
+	}
 	max := level + 1
 	if max > maxStorageDepth+1 {
 		return max

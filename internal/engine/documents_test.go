@@ -28,6 +28,15 @@ func TestPrepareInsert(t *testing.T) {
 		limit = bson.D{{Key: "x", Value: limit}}
 	}
 	deep := bson.D{{Key: "x", Value: limit}}
+	// emptyBelow nests maxStorageDepth levels with leaf, which counts as
+	// no level when empty, as the innermost value.
+	emptyBelow := func(leaf any) bson.D {
+		d := bson.D{{Key: "x", Value: leaf}}
+		for range maxStorageDepth - 1 {
+			d = bson.D{{Key: "x", Value: d}}
+		}
+		return d
+	}
 	for _, tc := range []struct {
 		name string
 		in   bson.D
@@ -61,6 +70,11 @@ func TestPrepareInsert(t *testing.T) {
 		{"dbref id, $db not a string", bson.D{{Key: "_id", Value: bson.D{{Key: "$ref", Value: "c"}, {Key: "$id", Value: 1}, {Key: "$db", Value: 1}}}}, nil, mongoerr.DollarPrefixedFieldName},
 		{"$ outside id", bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.D{{Key: "$b", Value: 1}}}},
 			bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.D{{Key: "$b", Value: 1}}}}, 0},
+		{"deepest stored, empty document below", append(bson.D{{Key: "_id", Value: 1}}, emptyBelow(bson.D{})...),
+			append(bson.D{{Key: "_id", Value: 1}}, emptyBelow(bson.D{})...), 0},
+		{"deepest stored, empty array below", append(bson.D{{Key: "_id", Value: 1}}, emptyBelow(bson.A{})...),
+			append(bson.D{{Key: "_id", Value: 1}}, emptyBelow(bson.A{})...), 0},
+		{"too deep, non-empty document below", emptyBelow(bson.D{{Key: "e", Value: bson.D{}}}), nil, mongoerr.Overflow},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := raw(tc.in)
@@ -89,6 +103,47 @@ func TestPrepareInsert(t *testing.T) {
 			}
 			if !bytes.Equal(id.Value, got.Lookup("_id").Value) {
 				t.Errorf("returned _id %v, stored %v", id, got.Lookup("_id"))
+			}
+		})
+	}
+}
+
+// TestCheckUpdatedDepth: an updated document may nest maxStorageDepth
+// levels, not counting empty documents and arrays, as MongoDB's storage
+// validation of an update's result (storage_validation.cpp's scanDocument
+// checks the level of each element; an empty object has none).
+func TestCheckUpdatedDepth(t *testing.T) {
+	nest := func(levels int, leaf any) bson.D {
+		d := bson.D{{Key: "x", Value: leaf}}
+		for range levels - 1 {
+			d = bson.D{{Key: "x", Value: d}}
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name string
+		doc  bson.D
+		ok   bool
+	}{
+		{"deepest", nest(maxStorageDepth, 1), true},
+		{"one level too deep", nest(maxStorageDepth+1, 1), false},
+		{"deepest, empty document below", nest(maxStorageDepth, bson.D{}), true},
+		{"deepest, empty array below", nest(maxStorageDepth, bson.A{}), true},
+		{"deepest, array of an empty document below", nest(maxStorageDepth-1, bson.A{bson.D{}}), true},
+		{"one level too deep, empty document below", nest(maxStorageDepth+1, bson.D{}), false},
+		{"empty", bson.D{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := bson.Marshal(tc.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = checkUpdatedDepth(b)
+			if tc.ok && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tc.ok && !mongoerr.Is(err, mongoerr.Overflow) {
+				t.Fatalf("error %v, want Overflow", err)
 			}
 		})
 	}
