@@ -6,6 +6,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/update"
 )
 
 // MaxDocumentSize is MongoDB's BSON document limit (16 MiB).
@@ -21,6 +22,20 @@ const maxStorageDepth = 180
 func CheckInsert(doc bson.Raw) error {
 	_, _, err := prepareInsert(doc)
 	return err
+}
+
+// checkUpserted applies to an upsert's new document the storage validation
+// MongoDB's upsert stage gives it (scanDocument, top-level '$' fields
+// allowed) before the insert's own rules (prepareInsert): the fields of an
+// _id document are checked as top-level ones, and the nesting limit fails
+// with the update's message.
+func checkUpserted(doc bson.Raw) error {
+	if id, err := doc.LookupErr("_id"); err == nil && id.Type == bson.TypeEmbeddedDocument {
+		if err := update.CheckUpsertedID(id.Value); err != nil {
+			return err
+		}
+	}
+	return checkUpdatedDepth(doc)
 }
 
 // checkUpsertSize refuses, as MongoDB's upsert stage does (17420), the

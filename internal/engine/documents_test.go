@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -144,6 +145,57 @@ func TestCheckUpdatedDepth(t *testing.T) {
 			}
 			if !tc.ok && !mongoerr.Is(err, mongoerr.Overflow) {
 				t.Fatalf("error %v, want Overflow", err)
+			}
+		})
+	}
+}
+
+// TestCheckUpserted: an upsert's new document is validated as MongoDB's
+// upsert stage validates it (scanDocument): the fields of an _id document
+// as top-level fields of a replacement, naming their path from _id, and
+// the nesting limit with the update's message; top-level '$' fields pass.
+func TestCheckUpserted(t *testing.T) {
+	nest := func(levels int) bson.D {
+		d := bson.D{{Key: "x", Value: 1}}
+		for range levels - 1 {
+			d = bson.D{{Key: "x", Value: d}}
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name string
+		doc  bson.D
+		code mongoerr.Code
+		msg  string
+	}{
+		{"$ in _id", bson.D{{Key: "_id", Value: bson.D{{Key: "a", Value: 1}, {Key: "$x", Value: 1}}}}, mongoerr.DollarPrefixedFieldName,
+			"The dollar ($) prefixed field '$x' in '_id.$x' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith."},
+		{"_id a DBRef", bson.D{{Key: "_id", Value: bson.D{{Key: "$ref", Value: "c"}, {Key: "$id", Value: 1}, {Key: "$db", Value: "d"}}}}, 0, ""},
+		{"_id a DBRef without $id", bson.D{{Key: "_id", Value: bson.D{{Key: "$ref", Value: "c"}, {Key: "x", Value: 1}}}}, mongoerr.InvalidDBRef,
+			"The DBRef $ref field must be followed by a $id field"},
+		{"_id $id without $ref", bson.D{{Key: "_id", Value: bson.D{{Key: "$id", Value: 1}}}}, mongoerr.InvalidDBRef,
+			"Found $id field without a $ref before it, which is invalid."},
+		{"top-level $", bson.D{{Key: "_id", Value: 1}, {Key: "$x", Value: 1}}, 0, ""},
+		{"$ below _id's fields, left to prepareInsert", bson.D{{Key: "_id", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$b", Value: 1}}}}}}, 0, ""},
+		{"deepest", append(bson.D{{Key: "_id", Value: 1}}, nest(maxStorageDepth)...), 0, ""},
+		{"too deep", append(bson.D{{Key: "_id", Value: 1}}, nest(maxStorageDepth+1)...), mongoerr.Overflow,
+			"Document exceeds maximum nesting depth of 180"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := bson.Marshal(tc.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = checkUpserted(b)
+			if tc.code == 0 {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var me *mongoerr.Error
+			if !errors.As(err, &me) || me.Code != tc.code || me.Msg != tc.msg {
+				t.Fatalf("error %v, want %d %q", err, tc.code, tc.msg)
 			}
 		})
 	}

@@ -199,6 +199,9 @@ func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd upd
 	}
 	doc, _, _, err := upd.Apply(seed, -1, true)
 	if err == nil {
+		err = checkUpserted(doc)
+	}
+	if err == nil {
 		err = checkUpsertSize(doc)
 	}
 	if err != nil {

@@ -126,6 +126,9 @@ func (e *Engine) upsert(c *Collection, u UpdateSpec, upd updater) (bson.RawValue
 	}
 	doc, _, _, err := upd.Apply(seed, -1, true)
 	if err == nil {
+		err = checkUpserted(doc)
+	}
+	if err == nil {
 		err = checkUpsertSize(doc)
 	}
 	if err != nil {

@@ -399,10 +399,14 @@ func (c *applyCtx) checkWrite(s *slot, v *node, wholeValue bool) error {
 
 // DollarField is MongoDB's error for a top-level field name starting with
 // '$' in a replacement document.
-func DollarField(name string) error {
+func DollarField(name string) error { return dollarFieldAt(name, name) }
+
+// dollarFieldAt is DollarField for the field name at path, its full name
+// in the document (validateDollarPrefixElement names both).
+func dollarFieldAt(name, path string) error {
 	return mongoerr.New(mongoerr.DollarPrefixedFieldName,
 		"The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.",
-		name, name)
+		name, path)
 }
 
 // checkIDType rejects the _id types MongoDB cannot store.

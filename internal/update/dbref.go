@@ -34,16 +34,53 @@ func checkTopLevelDollars(doc bson.Raw, names []string) error {
 		if len(k) == 0 || k[0] != '$' || !slices.Contains(names, k) {
 			continue
 		}
-		if err := checkDollarField(keys, types, i); err != nil {
+		if err := checkDollarField(keys, types, i, ""); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// CheckUpsertedID applies to the fields of id, the document an upsert's
+// new document has as its _id, the rule checkTopLevelDollars applies to a
+// replacement's top-level fields: MongoDB's storage validation of an
+// upserted document (scanDocument) checks _id's fields as top-level ones.
+// Its error names the field's path from _id.
+func CheckUpsertedID(id bson.Raw) error {
+	dollar := false
+	for it := rawdoc.Iterate(id); !dollar; {
+		k, _, ok := it.Next()
+		if !ok {
+			break
+		}
+		dollar = len(k) > 0 && k[0] == '$'
+	}
+	if !dollar {
+		return nil
+	}
+	var keys []string
+	var types []bson.Type
+	it := rawdoc.Iterate(id)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		keys, types = append(keys, string(k)), append(types, v.Type)
+	}
+	for i, k := range keys {
+		if len(k) > 0 && k[0] == '$' {
+			if err := checkDollarField(keys, types, i, "_id."); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // checkDollarField checks the field keys[i], which starts with '$', with
-// its siblings.
-func checkDollarField(keys []string, types []bson.Type, i int) error {
+// its siblings; prefix is the path of the document holding them.
+func checkDollarField(keys []string, types []bson.Type, i int, prefix string) error {
 	name, j := keys[i], i
 	if name == "$db" {
 		if types[j] != bson.TypeString {
@@ -61,7 +98,7 @@ func checkDollarField(keys []string, types []bson.Type, i int) error {
 		name = "$ref"
 	}
 	if name != "$ref" {
-		return DollarField(keys[i])
+		return dollarFieldAt(keys[i], prefix+keys[i])
 	}
 	if types[j] != bson.TypeString {
 		return mongoerr.New(mongoerr.InvalidDBRef, "The DBRef $ref field must be a String, not a %s", values.TypeName(types[j]))
