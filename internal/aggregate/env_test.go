@@ -137,7 +137,7 @@ func (m *memEnv) Insert(db, coll string, docs []bson.Raw, ordered bool) (int, er
 	return failed, ferr
 }
 
-func (m *memEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {
+func (m *memEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw, _ bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ns := db + "." + coll

@@ -624,7 +624,7 @@ func (s *mergeStage) update(doc, target bson.Raw, rt *runtime) error {
 		}
 		return mongoerr.New(mongoerr.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: %s", cause)
 	}
-	return rt.opts.Env.Replace(s.db, s.coll, id, repl)
+	return rt.opts.Env.Replace(s.db, s.coll, id, repl, s.whenMatched == "pipeline")
 }
 
 // onPaths are the on fields as dotted paths.

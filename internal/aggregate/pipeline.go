@@ -76,7 +76,10 @@ type Env interface {
 	// a failure of no one document.
 	Insert(db, coll string, docs []bson.Raw, ordered bool) (int, error)
 	// Replace replaces the document of db.coll whose _id is id with doc.
-	Replace(db, coll string, id bson.RawValue, doc bson.Raw) error
+	// fromPipeline says doc is an update pipeline's result, whose top-level
+	// fields may start with '$', as MongoDB's PipelineExecutor allows; a
+	// replacement document's may not.
+	Replace(db, coll string, id bson.RawValue, doc bson.Raw, fromPipeline bool) error
 	// DropCollection drops db.coll if it exists.
 	DropCollection(db, coll string) error
 	// CheckOutput refuses db.coll as the target of stage ($out or

@@ -592,9 +592,17 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw, ordered bool) (int
 	return -1, nil
 }
 
-func (env engineEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {
+// Replace writes doc as a replacement update, or, fromPipeline, as the
+// update pipeline [{$replaceWith: {$literal: doc}}], which stores it as
+// MongoDB's PipelineExecutor stores a pipeline's result.
+func (env engineEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw, fromPipeline bool) error {
 	filter := marshal(bson.D{{Key: "_id", Value: id}})
-	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx, BypassValidation: env.bypass}})
+	spec := engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx, BypassValidation: env.bypass}}
+	if fromPipeline {
+		spec.Update = marshal(bson.D{{Key: "0", Value: bson.D{{Key: "$replaceWith", Value: bson.D{{Key: "$literal", Value: doc}}}}}})
+		spec.Pipeline = true
+	}
+	_, err := env.e.Update(db, coll, spec)
 	return err
 }
 

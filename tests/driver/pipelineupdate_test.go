@@ -108,3 +108,59 @@ func TestPipelineUpdateApplyOplogUpdate(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestMergePipelineDollarFields: $merge's whenMatched pipeline is an update
+// pipeline, whose result may have top-level fields starting with '$', as
+// an update command's pipeline may (field_name_validation.js; MongoDB's
+// PipelineExecutor); whenMatched merge ($set of the fields) and replace (a
+// replacement) still refuse them with DollarPrefixedFieldName.
+func TestMergePipelineDollarFields(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	src, target := db.Collection("mergedollar_src"), db.Collection("mergedollar_target")
+	if _, err := src.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "$a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name        string
+		whenMatched any
+		want        string
+		code        int
+	}{
+		{"pipeline", bson.A{bson.D{{Key: "$replaceWith", Value: bson.D{{Key: "$literal", Value: bson.D{{Key: "_id", Value: 1}, {Key: "$q", Value: 1}}}}}}}, `{"_id": 1, "$q": 1}`, 0},
+		{"pipeline, $$new", bson.A{bson.D{{Key: "$replaceWith", Value: "$$new"}}}, `{"_id": 1, "$a": 1}`, 0},
+		{"merge", "merge", ``, 52},
+		{"replace", "replace", ``, 52},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := target.DeleteMany(ctx, bson.D{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := target.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "b", Value: 2}}); err != nil {
+				t.Fatal(err)
+			}
+			merge := bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: target.Name()}, {Key: "whenMatched", Value: tc.whenMatched}}}}
+			cur, err := src.Aggregate(ctx, mongo.Pipeline{merge})
+			if err == nil {
+				err = cur.Close(ctx)
+			}
+			if tc.code != 0 {
+				if serverCode(err) != tc.code {
+					t.Fatalf("got %v, want error %d", err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := target.FindOne(ctx, bson.D{}).Raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := mustExt(t, tc.want); !bytes.Equal(got, want) {
+				t.Fatalf("stored %s, want %s", got, want)
+			}
+		})
+	}
+}
