@@ -30,6 +30,9 @@ type recorded interface{ giveRecordIDs() }
 func (s *planSource) giveRecordIDs() { s.ids = true }
 
 func (u *unionSource) giveRecordIDs() {
+	if u.text != nil {
+		u.text.giveRecordIDs()
+	}
 	for _, s := range u.srcs {
 		s.giveRecordIDs()
 	}

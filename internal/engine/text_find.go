@@ -227,6 +227,8 @@ type textSource struct {
 	docBuf []byte // see docOf
 	next   int
 	score  float64
+	// recordIDs: the documents carry their record ids (giveRecordIDs).
+	recordIDs bool
 }
 
 func newTextSource(ctx context.Context, r storage.Reader, c *Collection, p *planner.Plan, stats *OpStats, closer func() error) *textSource {
@@ -305,8 +307,21 @@ func (s *textSource) recheckLatest(r *recheck, doc bson.Raw) (bson.Raw, error) {
 	return nil, nil
 }
 
-// Meta carries the score of the document Next returned last.
-func (s *textSource) Meta() docsrc.Meta { return docsrc.Meta{TextScore: s.score, HasTextScore: true} }
+// giveRecordIDs makes the documents carry their record ids, the encoded
+// _ids the index entries name: MongoDB's TEXT_OR gathers record ids, so
+// every document of a $text search has one ({$meta: "recordId"},
+// showRecordId).
+func (s *textSource) giveRecordIDs() { s.recordIDs = true }
+
+// Meta carries the score of the document Next returned last, and its
+// record id when asked (giveRecordIDs).
+func (s *textSource) Meta() docsrc.Meta {
+	m := docsrc.Meta{TextScore: s.score, HasTextScore: true}
+	if s.recordIDs && s.next > 0 {
+		m.RecordID = []byte(s.ids[s.next-1])
+	}
+	return m
+}
 
 func (s *textSource) Close() error {
 	if s.closer != nil {

@@ -331,3 +331,50 @@ func TestResumeTokenHoldsBack(t *testing.T) {
 		t.Fatalf("the getMore returning the held document reported %s", tokenOf(t, more))
 	}
 }
+
+// TestTextRecordID: the documents of a $text search carry their record
+// ids, as MongoDB's TEXT_OR, which gathers record ids, gives every result
+// one: {$meta: "recordId"} in a find's projection and an aggregation's
+// $project, and find's showRecordId, give the id a collection scan gives
+// the document, also for the $text branch of an $or.
+func TestTextRecordID(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	coll := db.Collection("textrecordids")
+	docs := []any{
+		bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: "hello world"}, {Key: "b", Value: int32(0)}},
+		bson.D{{Key: "_id", Value: "two"}, {Key: "a", Value: "goodbye"}, {Key: "b", Value: int32(1)}},
+		bson.D{{Key: "_id", Value: 3.5}, {Key: "a", Value: "hello"}, {Key: "b", Value: int32(0)}},
+	}
+	if _, err := coll.InsertMany(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, keys := range []bson.D{{{Key: "a", Value: "text"}}, {{Key: "b", Value: 1}}} {
+		if _, err := coll.Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: keys}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byID := map[string][]byte{}
+	for _, d := range findAll(t, coll, bson.D{}, options.Find().SetHint(bson.D{{Key: "$natural", Value: 1}}).SetShowRecordID(true)) {
+		byID[d.Lookup("_id").String()] = recordIDOf(t, d)
+	}
+	text := bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "hello"}}}}
+	meta := bson.D{{Key: "rid", Value: bson.D{{Key: "$meta", Value: "recordId"}}}}
+	check := func(what string, got []bson.Raw, n int, rid func(bson.Raw) []byte) {
+		t.Helper()
+		if len(got) != n {
+			t.Fatalf("%s: %d documents, want %d: %s", what, len(got), n, docsString(got))
+		}
+		for _, d := range got {
+			if want := byID[d.Lookup("_id").String()]; want == nil || !bytes.Equal(rid(d), want) {
+				t.Fatalf("%s: %s has record id %x, the collection scan gave %x", what, d, rid(d), want)
+			}
+		}
+	}
+	fromMeta := func(d bson.Raw) []byte { _, b, _ := d.Lookup("rid").BinaryOK(); return b }
+	check("find projection", findAll(t, coll, text, options.Find().SetProjection(meta)), 2, fromMeta)
+	check("$project", aggregateAll(t, coll, bson.A{bson.D{{Key: "$match", Value: text}}, bson.D{{Key: "$project", Value: meta}}}), 2, fromMeta)
+	check("showRecordId", findAll(t, coll, text, options.Find().SetShowRecordID(true)), 2, func(d bson.Raw) []byte { return recordIDOf(t, d) })
+	or := bson.D{{Key: "$or", Value: bson.A{text, bson.D{{Key: "b", Value: int32(1)}}}}}
+	check("$or", findAll(t, coll, or, options.Find().SetProjection(meta)), 3, fromMeta)
+}
