@@ -117,12 +117,16 @@ func parseSample(arg bson.RawValue) (stage, error) {
 }
 
 func (s *sampleStage) run(in Source, rt *runtime) Source {
-	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
+	l := &lazySource{in: in}
+	l.compute = func() ([]bson.Raw, error) {
 		// Reservoir sampling keeps memory to size documents, accounted
-		// while they are chosen.
+		// while they are chosen. The documents keep their metadata, as
+		// MongoDB's $sample passes them whole through its sorter: metas
+		// holds it beside res once a document carries some.
 		acct := rt.holdAccount()
 		defer acct.Release()
 		var res []bson.Raw
+		var metas []docsrc.Meta
 		var seen int64
 		for {
 			doc, err := in.Next()
@@ -133,22 +137,49 @@ func (s *sampleStage) run(in Source, rt *runtime) Source {
 				break
 			}
 			seen++
-			if int64(len(res)) < s.size {
-				res = append(res, doc)
-				if !acct.Grow(heldDocSize(doc)) {
-					return nil, rt.refused("$sample")
+			meta := docsrc.MetaOf(in)
+			if metas == nil && hasMeta(meta) {
+				metas = make([]docsrc.Meta, len(res), cap(res))
+			}
+			size := heldDocSize(doc)
+			if metas != nil {
+				size += heldMetaSize(meta)
+			}
+			j := int64(len(res))
+			if j >= s.size {
+				if j = rand.Int64N(seen); j >= s.size {
+					continue
 				}
-			} else if j := rand.Int64N(seen); j < s.size {
 				acct.Shrink(heldDocSize(res[j]))
-				if !acct.Grow(heldDocSize(doc)) {
-					return nil, rt.refused("$sample")
+				if metas != nil {
+					acct.Shrink(heldMetaSize(metas[j]))
 				}
+			}
+			if !acct.Grow(size) {
+				return nil, rt.refused("$sample")
+			}
+			if j == int64(len(res)) {
+				res = append(res, doc)
+				if metas != nil {
+					metas = append(metas, meta)
+				}
+			} else {
 				res[j] = doc
+				if metas != nil {
+					metas[j] = meta
+				}
 			}
 		}
-		rand.Shuffle(len(res), func(i, j int) { res[i], res[j] = res[j], res[i] })
+		rand.Shuffle(len(res), func(i, j int) {
+			res[i], res[j] = res[j], res[i]
+			if metas != nil {
+				metas[i], metas[j] = metas[j], metas[i]
+			}
+		})
+		l.out.Metas = metas
 		return res, nil
-	}}
+	}
+	return l
 }
 
 // inhibitStage is $_internalInhibitOptimization: it passes its input on,

@@ -677,7 +677,8 @@ func (s *SliceSource) Exhausted() bool { return len(s.Docs) == 0 }
 
 func (s *SliceSource) Close() error { s.Docs, s.Metas = nil, nil; return nil }
 
-// lazySource computes a blocking stage's output on first read.
+// lazySource computes a blocking stage's output on first read. A compute
+// whose documents keep their input's metadata ($sample) sets out.Metas.
 type lazySource struct {
 	in      Source
 	compute func() ([]bson.Raw, error)
@@ -698,6 +699,10 @@ func (l *lazySource) Next() (bson.Raw, error) {
 }
 
 func (l *lazySource) Close() error { l.out.Close(); return l.in.Close() }
+
+// Meta is the metadata of the document returned last: none unless the
+// compute kept it.
+func (l *lazySource) Meta() docsrc.Meta { return l.out.Meta() }
 
 // funcSource maps each input document to zero or more output documents.
 type funcSource struct {

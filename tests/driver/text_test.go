@@ -751,3 +751,35 @@ func TestTextInOr(t *testing.T) {
 		t.Errorf("fts6: %v", got)
 	}
 }
+
+// $sample keeps the metadata of the documents it picks, as MongoDB's,
+// which passes them whole through its sorter: their text scores project
+// and sort after it, whichever documents it picks.
+func TestTextScoreThroughSample(t *testing.T) {
+	client, _ := startServer(t)
+	coll := textColl(t, client, "", doc("a", "text"), nil,
+		doc("_id", 1, "a", "hello world"), doc("_id", 2, "a", "goodbye"), doc("_id", 3, "a", "hello"), doc("_id", 4, "a", "hello hello there"))
+	match := doc("$match", textQuery("hello", "", false, false))
+	scores := map[string]float64{}
+	for _, d := range findAll(t, coll, textQuery("hello", "", false, false), options.Find().SetProjection(doc("s", scoreMeta))) {
+		scores[d.Lookup("_id").String()] = d.Lookup("s").Double()
+	}
+	if len(scores) != 3 {
+		t.Fatalf("scores %v", scores)
+	}
+	for _, size := range []int{1, 2, 10} {
+		got := aggregateAll(t, coll, bson.A{match, doc("$sample", doc("size", size)), doc("$project", doc("s", scoreMeta))})
+		if len(got) != min(size, 3) {
+			t.Fatalf("$sample %d: %s", size, docsString(got))
+		}
+		for _, d := range got {
+			if s, ok := d.Lookup("s").DoubleOK(); !ok || s != scores[d.Lookup("_id").String()] {
+				t.Fatalf("$sample %d: %s, want the scores %v", size, docsString(got), scores)
+			}
+		}
+	}
+	sorted := aggregateAll(t, coll, bson.A{match, doc("$sample", doc("size", 10)), doc("$sort", doc("s", scoreMeta)), doc("$project", doc("_id", 1))})
+	if got := ids(sorted); !slices.Equal(got, []string{"4", "3", "1"}) {
+		t.Fatalf("sorted by score after $sample: %v, want [4 3 1] (scores %v)", got, scores)
+	}
+}
