@@ -628,6 +628,16 @@ func (u *unionSource) Next() (bson.Raw, error) {
 	return u.second.Next()
 }
 
+// Meta is the metadata of the document returned last, as it came: MongoDB's
+// $unionWith returns its input's documents and its sub-pipeline's
+// unchanged (DocumentSourceUnionWith::doGetNext).
+func (u *unionSource) Meta() docsrc.Meta {
+	if u.second != nil {
+		return docsrc.MetaOf(u.second)
+	}
+	return docsrc.MetaOf(u.first)
+}
+
 func (u *unionSource) Close() error {
 	if u.second != nil {
 		u.second.Close()

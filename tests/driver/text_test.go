@@ -783,3 +783,30 @@ func TestTextScoreThroughSample(t *testing.T) {
 		t.Fatalf("sorted by score after $sample: %v, want [4 3 1] (scores %v)", got, scores)
 	}
 }
+
+// $unionWith returns its input's documents and its sub-pipeline's as they
+// come, metadata included (MongoDB's DocumentSourceUnionWith::doGetNext):
+// the scores of the outer $text search and of the sub-pipeline's sort and
+// project after it. No $match or $project follows the $unionWith itself,
+// which MongoDB would copy into the sub-pipeline.
+func TestTextScoreThroughUnionWith(t *testing.T) {
+	client, _ := startServer(t)
+	coll := textColl(t, client, "", doc("a", "text"), nil,
+		doc("_id", 1, "a", "hello world"), doc("_id", 2, "a", "goodbye"), doc("_id", 3, "a", "hello"))
+	union := doc("$unionWith", doc("coll", coll.Name(), "pipeline", bson.A{doc("$match", textQuery("goodbye", "", false, false))}))
+	match := doc("$match", textQuery("hello world", "", false, false))
+	sorted := aggregateAll(t, coll, bson.A{match, union, doc("$sort", doc("s", scoreMeta, "_id", -1)), doc("$project", doc("_id", 1))})
+	if got := ids(sorted); !slices.Equal(got, []string{"1", "3", "2"}) {
+		t.Fatalf("sorted by score after $unionWith: %v, want [1 3 2]", got)
+	}
+	got := aggregateAll(t, coll, bson.A{match, union, doc("$sort", doc("_id", 1)), doc("$project", doc("s", scoreMeta))})
+	want := []float64{1.5, 1.0, 1.1} // "goodbye" stems to "goodby": no exact-term bonus
+	if len(got) != len(want) {
+		t.Fatalf("scores after $unionWith: %s", docsString(got))
+	}
+	for i, d := range got {
+		if s, ok := d.Lookup("s").DoubleOK(); !ok || s != want[i] {
+			t.Fatalf("scores after $unionWith: %s, want %v", docsString(got), want)
+		}
+	}
+}
