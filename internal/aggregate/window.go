@@ -84,7 +84,15 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 			s.sort = srt
 			if fields, dirs := srt.Fields(); len(fields) == 1 {
 				s.sortField, s.sortDir = fields[0], dirs[0]
-				if s.sortValue, err = expr.Compile(stringValue("$"+fields[0]), p.scope); err != nil {
+				// A rank's value is the sortBy's: its field, or for
+				// {$meta: "textScore"} that expression (MongoDB's
+				// ExpressionFromRankAccumulator takes the sort part's
+				// expression).
+				value := stringValue("$" + fields[0])
+				if srt.NeedsTextScore() {
+					value = f.val.Document().Index(0).Value()
+				}
+				if s.sortValue, err = expr.Compile(value, p.scope); err != nil {
 					return nil, err
 				}
 			}
@@ -235,14 +243,15 @@ func (w *windowSource) start() error {
 		if err != nil {
 			return err
 		}
+		meta := docsrc.MetaOf(w.in)
 		if keys != nil {
-			sk, err := keys.Of(doc)
+			sk, err := keys.OfMeta(doc, meta)
 			if err != nil {
 				return err
 			}
 			key = append(key, sk...)
 		}
-		if err := w.sorter.Add(sorter.Entry{Key: key, Doc: doc, Meta: docsrc.MetaOf(w.in)}); err != nil {
+		if err := w.sorter.Add(sorter.Entry{Key: key, Doc: doc, Meta: meta}); err != nil {
 			return err
 		}
 	}

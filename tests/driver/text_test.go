@@ -810,3 +810,42 @@ func TestTextScoreThroughUnionWith(t *testing.T) {
 		}
 	}
 }
+
+// $setWindowFields sorted by {$meta: "textScore"} orders each partition
+// by score, highest first (MongoDB's generated $sort), and its rank-style
+// functions rank by the score (ExpressionFromRankAccumulator takes the
+// sort part's expression).
+func TestTextScoreWindowSort(t *testing.T) {
+	client, _ := startServer(t)
+	coll := textColl(t, client, "", doc("a", "text"), nil,
+		doc("_id", 1, "a", "hello world"), doc("_id", 2, "a", "goodbye"), doc("_id", 3, "a", "hello"),
+		doc("_id", 4, "a", "hello hello there"), doc("_id", 5, "a", "hello moon"))
+	match := doc("$match", textQuery("hello", "", false, false))
+	window := func(fn string) []bson.Raw {
+		return aggregateAll(t, coll, bson.A{match,
+			doc("$setWindowFields", doc("sortBy", doc("s", scoreMeta), "output", doc("r", doc(fn, doc())))),
+			doc("$project", doc("r", 1, "s", scoreMeta))})
+	}
+	for _, tt := range []struct {
+		fn    string
+		ranks []int32
+	}{
+		{"$rank", []int32{1, 2, 3, 3}},
+		{"$denseRank", []int32{1, 2, 3, 3}},
+		{"$documentNumber", []int32{1, 2, 3, 4}},
+	} {
+		got := window(tt.fn)
+		if len(got) != len(tt.ranks) {
+			t.Fatalf("%s: %s", tt.fn, docsString(got))
+		}
+		for i, d := range got {
+			if r, ok := d.Lookup("r").Int32OK(); !ok || r != tt.ranks[i] ||
+				i > 0 && d.Lookup("s").Double() > got[i-1].Lookup("s").Double() {
+				t.Fatalf("%s: %s, want scores descending ranked %v", tt.fn, docsString(got), tt.ranks)
+			}
+		}
+		if got[0].Lookup("_id").Int32() != 4 || got[1].Lookup("_id").Int32() != 3 {
+			t.Fatalf("%s: %s, want _id 4 (1.5) then 3 (1.1) first", tt.fn, docsString(got))
+		}
+	}
+}
