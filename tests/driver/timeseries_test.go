@@ -116,6 +116,10 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 	requireCode(t, err, 238, "NotImplemented")
 	_, err = ts.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "ts", Value: 1}}, Options: options.Index().SetUnique(true)})
 	requireCode(t, err, 72, "InvalidOptions")
+	// MongoDB refuses a text index before reading its key, also on the
+	// metaField (makeTimeseriesCreateIndexesCommand).
+	_, err = ts.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "meta.sensor", Value: "text"}}})
+	requireError(t, err, 72, "InvalidOptions", "Text indexes are not supported on time-series collections")
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
 		t.Fatal(err)
 	}
