@@ -109,10 +109,6 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 		if err != nil {
 			return nil, err
 		}
-		if spec.sort != nil && spec.sort.NeedsTextScore() {
-			// The partition keeps documents, not their metadata.
-			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %s sorted by {$meta: \"textScore\"} in $setWindowFields yet", op)
-		}
 		return &accWindow{spec: spec, win: bounds}, nil
 	case "$covariancePop", "$covarianceSamp":
 		if err := readWindow(); err != nil {

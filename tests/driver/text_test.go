@@ -849,3 +849,33 @@ func TestTextScoreWindowSort(t *testing.T) {
 		}
 	}
 }
+
+// $top, $topN, $bottom and the like sorted by {$meta: "textScore"} work in
+// $setWindowFields as in $group: a window's documents keep their scores
+// while the partition is in memory (MongoDB's spilled partition keeps
+// fields alone, SpillableCache writing Document::toBson).
+func TestTextScoreWindowTop(t *testing.T) {
+	client, _ := startServer(t)
+	coll := textColl(t, client, "", doc("a", "text"), nil,
+		doc("_id", 1, "a", "hello world"), doc("_id", 2, "a", "goodbye"), doc("_id", 3, "a", "hello"), doc("_id", 4, "a", "hello hello there"))
+	match := doc("$match", textQuery("hello", "", false, false))
+	byScore := doc("s", scoreMeta)
+	got := aggregateAll(t, coll, bson.A{match, doc("$setWindowFields", doc("sortBy", doc("_id", 1), "output", doc(
+		"top", doc("$top", doc("sortBy", byScore, "output", "$_id")),
+		"bottom", doc("$bottom", doc("sortBy", byScore, "output", "$_id")),
+		"running", doc("$topN", doc("n", 2, "sortBy", byScore, "output", "$_id"), "window", doc("documents", bson.A{"unbounded", "current"}))))),
+		doc("$project", doc("top", 1, "bottom", 1, "running", 1))})
+	want := []string{
+		`{"_id": {"$numberInt":"1"},"top": {"$numberInt":"4"},"bottom": {"$numberInt":"1"},"running": [{"$numberInt":"1"}]}`,
+		`{"_id": {"$numberInt":"3"},"top": {"$numberInt":"4"},"bottom": {"$numberInt":"1"},"running": [{"$numberInt":"3"},{"$numberInt":"1"}]}`,
+		`{"_id": {"$numberInt":"4"},"top": {"$numberInt":"4"},"bottom": {"$numberInt":"1"},"running": [{"$numberInt":"4"},{"$numberInt":"3"}]}`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %s", docsString(got))
+	}
+	for i, d := range got {
+		if d.String() != want[i] {
+			t.Fatalf("document %d: %s, want %s", i, d, want[i])
+		}
+	}
+}
