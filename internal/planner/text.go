@@ -31,25 +31,34 @@ func TextPlan(ix *Index, ts *TextScan, intervals []Interval) *Plan {
 // IXSCAN of each term when the scores are needed, else over a FETCH of an
 // OR of the scans, or of the one scan when there is one term
 // (TextStage::buildTextTree: no OR for a single index scan;
-// jstests/aggregation/bugs/optimize_text.js).
+// jstests/aggregation/bugs/optimize_text.js). Each IXSCAN reads its term's
+// keys backward, from the highest weight down, as a simple range of start
+// and end keys, which MongoDB's explain shows as indexBounds {}
+// (IndexBounds::toBSON lists per-field intervals, and a simple range has
+// none). A stage's one input is its inputStage, several its inputStages,
+// none neither (statsToBSON).
 func (p *Plan) textStage(s Shape) bson.D {
 	scans := bson.A{}
-	for _, term := range p.Text.Terms {
+	for range p.Text.Terms {
 		scan := p.scanStage()
-		scan[len(scan)-1].Value = bson.D{
-			{Key: "_fts", Value: bson.A{`["` + term + `", "` + term + `"]`}},
-			{Key: "_ftsx", Value: bson.A{"[MinKey, MaxKey]"}},
+		for i := range scan {
+			switch scan[i].Key {
+			case "direction":
+				scan[i].Value = "backward"
+			case "indexBounds":
+				scan[i].Value = bson.D{}
+			}
 		}
 		scans = append(scans, scan)
 	}
 	var in bson.D
 	switch {
 	case p.Text.Score:
-		in = bson.D{{Key: "stage", Value: "TEXT_OR"}, {Key: "inputStages", Value: scans}}
+		in = withInputs(bson.D{{Key: "stage", Value: "TEXT_OR"}}, scans)
 	case len(scans) == 1:
 		in = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "inputStage", Value: scans[0]}}
 	default:
-		in = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "inputStage", Value: bson.D{{Key: "stage", Value: "OR"}, {Key: "inputStages", Value: scans}}}}
+		in = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "inputStage", Value: withInputs(bson.D{{Key: "stage", Value: "OR"}}, scans)}}
 	}
 	prefix := p.Text.Prefix
 	if prefix == nil {
@@ -63,4 +72,16 @@ func (p *Plan) textStage(s Shape) bson.D {
 		{Key: "textIndexVersion", Value: p.Text.Version},
 		{Key: "inputStage", Value: in},
 	}
+}
+
+// withInputs appends a stage's inputs as MongoDB's explain writes them:
+// one as inputStage, several as inputStages, none not at all.
+func withInputs(stage bson.D, inputs bson.A) bson.D {
+	switch len(inputs) {
+	case 0:
+		return stage
+	case 1:
+		return append(stage, bson.E{Key: "inputStage", Value: inputs[0]})
+	}
+	return append(stage, bson.E{Key: "inputStages", Value: inputs})
 }

@@ -57,6 +57,43 @@ func TestTextPlanStages(t *testing.T) {
 	}
 }
 
+// The inputs of a $text plan's stages are written as MongoDB's explain
+// writes them (one as inputStage, several as inputStages, none not at
+// all), and each term's IXSCAN reads backward over a simple range, shown
+// as indexBounds {} (TextStage::buildTextTree, IndexBounds::toBSON).
+func TestTextPlanExplainShape(t *testing.T) {
+	kp, _ := bson.Marshal(bson.D{{Key: "_fts", Value: "text"}, {Key: "_ftsx", Value: int32(1)}})
+	ix := &Index{Name: "a_text", KeyPattern: kp}
+	scan := `{"stage": "IXSCAN","keyPattern": {"_fts": "text","_ftsx": {"$numberInt":"1"}},"indexName": "a_text","isMultiKey": true,` +
+		`"isUnique": false,"isSparse": false,"isPartial": false,"indexVersion": {"$numberInt":"2"},"direction": "backward","indexBounds": {}}`
+	for _, tt := range []struct {
+		terms []string
+		score bool
+		want  string // the TEXT_MATCH stage's input
+	}{
+		{[]string{"banana"}, true, `{"stage": "TEXT_OR","inputStage": ` + scan + `}`},
+		{[]string{"banana", "leaf"}, true, `{"stage": "TEXT_OR","inputStages": [` + scan + `,` + scan + `]}`},
+		{nil, true, `{"stage": "TEXT_OR"}`},
+		{[]string{"banana"}, false, `{"stage": "FETCH","inputStage": ` + scan + `}`},
+		{nil, false, `{"stage": "FETCH","inputStage": {"stage": "OR"}}`},
+	} {
+		p := TextPlan(ix, &TextScan{Terms: tt.terms, Score: tt.score, Parsed: bson.D{}}, make([]Interval, len(tt.terms)))
+		var in bson.D
+		for _, e := range p.Explain(Shape{}) {
+			if e.Key == "inputStage" {
+				in = e.Value.(bson.D)
+			}
+		}
+		raw, err := bson.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bson.Raw(raw).String(); got != tt.want {
+			t.Errorf("%v score %v:\n%s\nwant\n%s", tt.terms, tt.score, got, tt.want)
+		}
+	}
+}
+
 // A $text in a branch of an $or among the conjuncts is read as the first
 // scan of the $or's union, the one candidate, whose other branches each
 // need a bounded scan of their own conditions (MongoDB's
