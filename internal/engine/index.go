@@ -481,8 +481,10 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		return ix.wild.keys(doc)
 	}
 	if ix.text != nil {
+		// A text index is multikey once a document gives it more than one
+		// key (MongoDB's shouldMarkIndexAsMultikey: numberOfKeys > 1).
 		keys, err := ix.text.keys(ix, doc)
-		return keys, false, err
+		return keys, len(keys) > 1, err
 	}
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	keys = []indexKey{{}}

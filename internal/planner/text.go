@@ -22,9 +22,10 @@ type TextScan struct {
 }
 
 // TextPlan is the plan reading ix, a text index, for a $text query: one
-// interval per term (Intervals[i] holds the keys of ts.Terms[i]).
+// interval per term (Intervals[i] holds the keys of ts.Terms[i]); explain
+// shows the index's multikey flag.
 func TextPlan(ix *Index, ts *TextScan, intervals []Interval) *Plan {
-	return &Plan{Index: ix, Intervals: intervals, Text: ts, multikey: true}
+	return &Plan{Index: ix, Intervals: intervals, Text: ts, multikey: ix.Multikey}
 }
 
 // textStage is a $text plan's explain: TEXT_MATCH over TEXT_OR over an

@@ -63,7 +63,7 @@ func TestTextPlanStages(t *testing.T) {
 // as indexBounds {} (TextStage::buildTextTree, IndexBounds::toBSON).
 func TestTextPlanExplainShape(t *testing.T) {
 	kp, _ := bson.Marshal(bson.D{{Key: "_fts", Value: "text"}, {Key: "_ftsx", Value: int32(1)}})
-	ix := &Index{Name: "a_text", KeyPattern: kp}
+	ix := &Index{Name: "a_text", KeyPattern: kp, Multikey: true}
 	scan := `{"stage": "IXSCAN","keyPattern": {"_fts": "text","_ftsx": {"$numberInt":"1"}},"indexName": "a_text","isMultiKey": true,` +
 		`"isUnique": false,"isSparse": false,"isPartial": false,"indexVersion": {"$numberInt":"2"},"direction": "backward","indexBounds": {}}`
 	for _, tt := range []struct {

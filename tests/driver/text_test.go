@@ -879,3 +879,34 @@ func TestTextScoreWindowTop(t *testing.T) {
 		}
 	}
 }
+
+// A text index is multikey once a document gives it more than one key, as
+// MongoDB's FTS access method marks it (numberOfKeys > 1): explain's text
+// IXSCAN says isMultiKey false while every document holds one term.
+func TestTextIndexMultikey(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := textColl(t, client, "", doc("a", "text"), nil, doc("_id", 1, "a", "banana"), doc("_id", 2, "a", "the leaf"))
+	isMultiKey := func() bool {
+		t.Helper()
+		var ex bson.Raw
+		if err := coll.Database().RunCommand(ctx, doc("explain", doc("find", coll.Name(), "filter", textQuery("banana", "", false, false),
+			"projection", doc("s", scoreMeta)), "verbosity", "queryPlanner")).Decode(&ex); err != nil {
+			t.Fatal(err)
+		}
+		scan := ex.Lookup("queryPlanner", "winningPlan", "inputStage", "inputStage", "inputStage")
+		if scan.Document().Lookup("stage").StringValue() != "IXSCAN" {
+			t.Fatalf("no IXSCAN under TEXT_OR: %s", ex.Lookup("queryPlanner", "winningPlan"))
+		}
+		return scan.Document().Lookup("isMultiKey").Boolean()
+	}
+	if isMultiKey() {
+		t.Fatal("isMultiKey true with one key per document")
+	}
+	if _, err := coll.InsertOne(ctx, doc("_id", 3, "a", "banana leaf")); err != nil {
+		t.Fatal(err)
+	}
+	if !isMultiKey() {
+		t.Fatal("isMultiKey false after a document with two keys")
+	}
+}
