@@ -286,6 +286,7 @@ func TestTailableCursorWaitEndsAtDrop(t *testing.T) {
 			if d, err := tc.Next(); d != nil || err != nil {
 				t.Fatalf("empty collection: %v, %v", d, err)
 			}
+			done := make(chan error, 1)
 			go func() {
 				time.Sleep(50 * time.Millisecond)
 				var err error
@@ -294,13 +295,15 @@ func TestTailableCursorWaitEndsAtDrop(t *testing.T) {
 				} else {
 					err = e.RenameCollection("test", "t", "test", "u", false)
 				}
-				if err != nil {
-					t.Error(err)
-				}
+				done <- err
 			}()
 			start := time.Now()
 			tc.Wait(context.Background(), 10*time.Second)
-			if waited := time.Since(start); waited > 5*time.Second {
+			waited := time.Since(start)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if waited > 5*time.Second {
 				t.Fatalf("Wait returned after %v, not at the %s", waited, how)
 			}
 			if _, err := tc.Next(); !mongoerr.Is(err, mongoerr.QueryPlanKilled) {
