@@ -83,21 +83,12 @@ func (p *Plan) setExactPaths(root *query.Node) {
 // keyFiltered splits filter, the FETCH's, into what the FETCH still
 // tests and the top-level fields the plan's key filters decide alone
 // (keyFilter), which MongoDB shows as the IXSCAN's filter instead; keyed
-// is nil when there are none. A field written twice, or under an
-// operator, stays.
+// is nil when there are none.
 func (p *Plan) keyFiltered(filter bson.Raw) (fetch, keyed bson.Raw) {
 	if p.keyFilters == nil {
 		return filter, nil
 	}
-	elems, err := filter.Elements()
-	if err != nil {
-		return filter, nil
-	}
-	seen := map[string]int{}
-	for _, e := range elems {
-		seen[e.Key()]++
-	}
-	decided := func(path string) bool {
+	return splitTop(filter, func(path string) bool {
 		n := 0
 		for _, l := range p.leaves {
 			if l.Path != path {
@@ -109,55 +100,49 @@ func (p *Plan) keyFiltered(filter bson.Raw) (fetch, keyed bson.Raw) {
 			n++
 		}
 		return n > 0
-	}
-	fstart, fout := bsoncore.AppendDocumentStart(nil)
-	kstart, kout := bsoncore.AppendDocumentStart(nil)
-	moved := false
-	for _, e := range elems {
-		if seen[e.Key()] == 1 && decided(e.Key()) {
-			kout = append(kout, e...)
-			moved = true
-			continue
-		}
-		fout = append(fout, e...)
-	}
-	if !moved {
-		return filter, nil
-	}
-	fout, _ = bsoncore.AppendDocumentEnd(fout, fstart)
-	kout, _ = bsoncore.AppendDocumentEnd(kout, kstart)
-	return fout, kout
+	})
 }
 
 // residual is filter without its top-level fields the plan's bounds
 // answer exactly (setExactPaths): the filter of the FETCH above the
-// scan. A field written twice, or under an operator ($and, $or), stays.
+// scan.
 func (p *Plan) residual(filter bson.Raw) bson.Raw {
 	if len(p.exactPaths) == 0 {
 		return filter
 	}
+	rest, _ := splitTop(filter, func(path string) bool { return slices.Contains(p.exactPaths, path) })
+	return rest
+}
+
+// splitTop splits filter into the rest and the top-level fields take
+// picks (nil when none, rest then filter itself). A field written twice,
+// or under an operator ($and, $or), stays in the rest.
+func splitTop(filter bson.Raw, take func(path string) bool) (rest, taken bson.Raw) {
 	elems, err := filter.Elements()
 	if err != nil {
-		return filter
+		return filter, nil
 	}
 	seen := map[string]int{}
 	for _, e := range elems {
 		seen[e.Key()]++
 	}
-	start, out := bsoncore.AppendDocumentStart(nil)
-	dropped := false
+	rstart, rout := bsoncore.AppendDocumentStart(nil)
+	tstart, tout := bsoncore.AppendDocumentStart(nil)
+	moved := false
 	for _, e := range elems {
-		if seen[e.Key()] == 1 && slices.Contains(p.exactPaths, e.Key()) {
-			dropped = true
+		if seen[e.Key()] == 1 && take(e.Key()) {
+			tout = append(tout, e...)
+			moved = true
 			continue
 		}
-		out = append(out, e...)
+		rout = append(rout, e...)
 	}
-	if !dropped {
-		return filter
+	if !moved {
+		return filter, nil
 	}
-	out, _ = bsoncore.AppendDocumentEnd(out, start)
-	return bson.Raw(out)
+	rout, _ = bsoncore.AppendDocumentEnd(rout, rstart)
+	tout, _ = bsoncore.AppendDocumentEnd(tout, tstart)
+	return rout, tout
 }
 
 // IDRangeDecides reports whether the plan scans the documents by ranges
