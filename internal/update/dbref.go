@@ -20,6 +20,30 @@ func checkTopLevelDollars(doc bson.Raw, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
+	return checkDollars(doc, func(k string) bool { return slices.Contains(names, k) }, "")
+}
+
+// CheckUpsertedID applies to the fields of id, the document an upsert's
+// new document has as its _id, the rule checkTopLevelDollars applies to a
+// replacement's top-level fields: MongoDB's storage validation of an
+// upserted document (scanDocument) checks _id's fields as top-level ones.
+// Its error names the field's path from _id.
+func CheckUpsertedID(id bson.Raw) error {
+	return checkDollars(id, func(string) bool { return true }, "_id.")
+}
+
+// checkDollars checks each field of doc that starts with '$' and that
+// take accepts, with its siblings; prefix is doc's path. A document with
+// no such field is read once and nothing is allocated.
+func checkDollars(doc bson.Raw, take func(string) bool, prefix string) error {
+	found := false
+	for it := rawdoc.Iterate(doc); !found; {
+		k, _, ok := it.Next()
+		if !ok {
+			return nil
+		}
+		found = len(k) > 0 && k[0] == '$' && take(string(k))
+	}
 	var keys []string
 	var types []bson.Type
 	it := rawdoc.Iterate(doc)
@@ -31,46 +55,8 @@ func checkTopLevelDollars(doc bson.Raw, names []string) error {
 		keys, types = append(keys, string(k)), append(types, v.Type)
 	}
 	for i, k := range keys {
-		if len(k) == 0 || k[0] != '$' || !slices.Contains(names, k) {
-			continue
-		}
-		if err := checkDollarField(keys, types, i, ""); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// CheckUpsertedID applies to the fields of id, the document an upsert's
-// new document has as its _id, the rule checkTopLevelDollars applies to a
-// replacement's top-level fields: MongoDB's storage validation of an
-// upserted document (scanDocument) checks _id's fields as top-level ones.
-// Its error names the field's path from _id.
-func CheckUpsertedID(id bson.Raw) error {
-	dollar := false
-	for it := rawdoc.Iterate(id); !dollar; {
-		k, _, ok := it.Next()
-		if !ok {
-			break
-		}
-		dollar = len(k) > 0 && k[0] == '$'
-	}
-	if !dollar {
-		return nil
-	}
-	var keys []string
-	var types []bson.Type
-	it := rawdoc.Iterate(id)
-	for {
-		k, v, ok := it.Next()
-		if !ok {
-			break
-		}
-		keys, types = append(keys, string(k)), append(types, v.Type)
-	}
-	for i, k := range keys {
-		if len(k) > 0 && k[0] == '$' {
-			if err := checkDollarField(keys, types, i, "_id."); err != nil {
+		if len(k) > 0 && k[0] == '$' && take(k) {
+			if err := checkDollarField(keys, types, i, prefix); err != nil {
 				return err
 			}
 		}
