@@ -332,6 +332,10 @@ func collModOptions(s *Service, r *Request, coll string) (ch engine.ValidationCh
 		}
 		ch.SetTTL, changed = true, true
 	}
+	if r.args.has("timeseriesBucketsMayHaveMixedSchemaData") {
+		on := r.args.bool("timeseriesBucketsMayHaveMixedSchemaData")
+		ch.MixedSchema, changed = &on, true
+	}
 	return ch, changed, nil
 }
 

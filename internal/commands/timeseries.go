@@ -58,7 +58,7 @@ func (s *Service) tsOfView(r *Request, db string, v *viewDef) (*tsColl, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Collator = c.DefaultCollator()
+	o.Collator, o.OneSchema = c.DefaultCollator(), !c.CurrentOptions().MixedSchema
 	return &tsColl{name: v.name, buckets: v.viewOn, o: o}, nil
 }
 
@@ -257,8 +257,10 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec) error {
 	}
 	// A text index is refused first, then a key with no buckets' form is
 	// MongoDB's CannotCreateIndex (its createIndexes conversion wraps the
-	// mapping's status); a key on a measurement field is one Folio does
-	// not build yet.
+	// mapping's status); a 2dsphere key on a measurement field is one
+	// Folio does not build yet. A key on a measurement field indexes its
+	// buckets' control.min and control.max of it, which the bucket filter
+	// bounds (timeseries.BucketFilter).
 	if fts.IsTextKey(spec.Key) {
 		return mongoerr.New(mongoerr.InvalidOptions, "Text indexes are not supported on time-series collections")
 	}
@@ -267,8 +269,8 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec) error {
 		e := mongoerr.As(err)
 		return mongoerr.New(mongoerr.CannotCreateIndex, "%s: %s", e.Code.Name(), e.Msg)
 	}
-	if f, ok := timeseries.OnMeasurements(ts.o, spec.Key); ok {
-		return mongoerr.New(mongoerr.NotImplemented, "Folio indexes a time series collection on its metaField and timeField only, not on %q", f)
+	if f, ok := timeseries.GeoMeasurement(key); ok {
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not build 2dsphere indexes on time series measurements (%q) yet", f)
 	}
 	spec.Key = key
 	return nil
@@ -343,8 +345,9 @@ func (s *Service) dropTimeseries(r *Request, ts *tsColl) error {
 }
 
 // withBucketFilter puts, before a time series view's unpacking stage
-// followed by a $match, a $match of the buckets that filter implies.
-func withBucketFilter(stages []bson.Raw) []bson.Raw {
+// followed by a $match, a $match of the buckets that filter implies;
+// oneSchema says the collection's buckets each hold one schema.
+func withBucketFilter(stages []bson.Raw, oneSchema bool) []bson.Raw {
 	if len(stages) < 2 || Name(stages[0]) != timeseries.UnpackStage || Name(stages[1]) != "$match" {
 		return stages
 	}
@@ -356,6 +359,7 @@ func withBucketFilter(stages []bson.Raw) []bson.Raw {
 	if !ok {
 		return stages
 	}
+	o.OneSchema = o.OneSchema || oneSchema
 	f := timeseries.BucketFilter(o, match)
 	if f == nil {
 		return stages

@@ -198,13 +198,15 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 		}
 		a.collation = own
 	}
-	if ts, err := s.tsOfView(r, r.DB, v); err != nil {
+	ts, err := s.tsOfView(r, r.DB, v)
+	if err != nil {
 		return err
-	} else if ts != nil {
+	}
+	if ts != nil {
 		a.hint = ts.bucketHint(a.hint)
 	}
 	a.view, a.opts.Coll = a.opts.Coll, coll
-	a.stages = withBucketFilter(mergeMatches(append(stages, a.stages...)))
+	a.stages = withBucketFilter(mergeMatches(append(stages, a.stages...)), ts != nil && ts.o.OneSchema)
 	return nil
 }
 

@@ -70,6 +70,8 @@ type Collection struct {
 	// preImages is the changeStreamPreAndPostImages option collMod may
 	// change: the oplog then keeps the document before each change.
 	preImages atomic.Bool
+	// mixedSchema is the MixedSchema option collMod may change.
+	mixedSchema atomic.Bool
 	// ttl is the expireAfterSeconds collMod may change (nil: none).
 	ttl atomic.Pointer[int64]
 	// timeseries is the timeseries options collMod may change (its
@@ -215,6 +217,13 @@ type CollectionOptions struct {
 	// keeps the document before each update, replace and delete, for
 	// change streams' fullDocumentBeforeChange and post-images.
 	PreAndPostImages bool `bson:"changeStreamPreAndPostImages,omitempty"`
+	// MixedSchema, on a time series collection's buckets, is collMod's
+	// timeseriesBucketsMayHaveMixedSchemaData: its buckets may hold
+	// measurements of several schemas, so writes of such buckets are
+	// taken and reads do not bound measurement fields by the buckets'
+	// control.min and control.max. Kept in the catalog only, as MongoDB
+	// keeps it (listCollections does not show it).
+	MixedSchema bool `bson:"timeseriesBucketsMayHaveMixedSchemaData,omitempty"`
 }
 
 // createEntry is the o of c's create entry, as MongoDB logs it: its
@@ -235,6 +244,7 @@ func (c *Collection) CurrentOptions() CollectionOptions {
 		o.Validator, o.ValidationLevel, o.ValidationAction = v.spec, v.level, v.action
 	}
 	o.PreAndPostImages = c.preImages.Load()
+	o.MixedSchema = c.mixedSchema.Load()
 	o.ExpireAfterSeconds = c.ttl.Load()
 	if ts := c.timeseries.Load(); ts != nil {
 		o.Timeseries = *ts
@@ -934,6 +944,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		moved.building.Store(src.building.Load())
 		moved.validation.Store(src.validation.Load())
 		moved.preImages.Store(src.preImages.Load())
+		moved.mixedSchema.Store(src.mixedSchema.Load())
 		moved.ttl.Store(src.ttl.Load())
 		moved.timeseries.Store(src.timeseries.Load())
 		return putCatalogEntry(tx, moved)

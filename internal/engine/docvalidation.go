@@ -10,6 +10,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/storage"
+	"github.com/folio-db/folio/internal/timeseries"
 )
 
 // Validation levels and actions, as MongoDB names them.
@@ -81,7 +82,19 @@ func orDefault(s, def string) string {
 // (bypassDocumentValidation) skips the check. A failing document is
 // refused with DocumentValidationFailure and its errInfo, or, with
 // validationAction warn, logged and written.
+//
+// A write of a bucket into a time series collection's buckets collection
+// whose control.min and control.max of a field differ in type class fails
+// with CannotInsertTimeseriesBucketsWithMixedSchema whatever the bypass, as
+// MongoDB's time series op observer refuses it when the collection is not
+// marked as possibly holding mixed schemas (collMod's
+// timeseriesBucketsMayHaveMixedSchemaData): the bucket filter of a
+// measurement field (timeseries.BucketFilter) relies on each bucket's
+// bounds being of one class unless it is.
 func (e *Engine) validate(c *Collection, old, next bson.Raw, bypass bool) error {
+	if c.Options.Timeseries != nil && !c.mixedSchema.Load() && timeseries.MixedSchema(next) {
+		return mongoerr.New(mongoerr.CannotInsertTimeseriesBucketsWithMixedSchema, "Cannot write time-series bucket containing mixed schema data, please run collMod with timeseriesBucketsMayHaveMixedSchemaData and retry your insert")
+	}
 	v := c.validation.Load()
 	if v == nil || v.validator == nil {
 		return nil
@@ -124,6 +137,7 @@ func bsonString(d bson.D) string {
 func (c *Collection) initValidation() error {
 	o := c.Options
 	c.preImages.Store(o.PreAndPostImages)
+	c.mixedSchema.Store(o.MixedSchema)
 	c.ttl.Store(o.ExpireAfterSeconds)
 	if len(o.Validator) == 0 && o.ValidationLevel == "" && o.ValidationAction == "" {
 		return nil
@@ -143,6 +157,9 @@ type ValidationChange struct {
 	Level     *string
 	Action    *string
 	PreImages *bool
+	// MixedSchema marks a time series collection's buckets as possibly
+	// holding several schemas, or not (timeseriesBucketsMayHaveMixedSchemaData).
+	MixedSchema *bool
 	// SetTTL changes the expireAfterSeconds of a clustered or time series
 	// collection to TTL (nil: "off").
 	SetTTL bool
@@ -273,6 +290,12 @@ func (c *Collection) modifiedOptions(cur CollectionOptions, ch ValidationChange)
 		}
 		cur.Timeseries = ch.Timeseries
 	}
+	if ch.MixedSchema != nil {
+		if c.Options.Timeseries == nil {
+			return cur, nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: timeseriesBucketsMayHaveMixedSchemaData")
+		}
+		cur.MixedSchema = *ch.MixedSchema
+	}
 	var mod bson.D
 	if ch.Validator != nil {
 		mod = append(mod, bson.E{Key: "validator", Value: ch.Validator})
@@ -296,6 +319,9 @@ func (c *Collection) modifiedOptions(cur CollectionOptions, ch ValidationChange)
 	if ch.Timeseries != nil {
 		mod = append(mod, bson.E{Key: "timeseries", Value: ch.Timeseries})
 	}
+	if ch.MixedSchema != nil {
+		mod = append(mod, bson.E{Key: "timeseriesBucketsMayHaveMixedSchemaData", Value: *ch.MixedSchema})
+	}
 	if ch.CappedSize != nil {
 		mod = append(mod, bson.E{Key: "cappedSize", Value: *ch.CappedSize})
 	}
@@ -309,6 +335,7 @@ func (c *Collection) modifiedOptions(cur CollectionOptions, ch ValidationChange)
 // the stored options o.
 func (c *Collection) syncValidation(o CollectionOptions) error {
 	c.preImages.Store(o.PreAndPostImages)
+	c.mixedSchema.Store(o.MixedSchema)
 	c.ttl.Store(o.ExpireAfterSeconds)
 	if c.capped != nil {
 		c.capped.setLimits(o)

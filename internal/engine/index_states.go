@@ -511,6 +511,9 @@ func (e *Engine) indexDoc(tx storage.Txn, c *Collection, ixs []*Index, key, doc 
 	encID := idFromDocKey(key)
 	n := 0
 	for _, ix := range ixs {
+		if err := c.checkBucketKeys(ix, doc); err != nil {
+			return 0, err
+		}
 		keys, multikey, err := ix.keys(doc)
 		if err != nil {
 			return 0, err

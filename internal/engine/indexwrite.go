@@ -76,6 +76,9 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 		}
 		if next != nil {
 			var multikey bool
+			if err := c.checkBucketKeys(ix, next); err != nil {
+				return ch, err
+			}
 			if newKeys, multikey, err = ix.keys(next); err != nil {
 				return ch, err
 			}

@@ -1603,3 +1603,10 @@ const (
 	// document.
 	RetryUpdateOfDelete Code = 40638
 )
+
+// Time series collections.
+const (
+	// IndexedMeasurementArray: a bucket holding an array along a
+	// measurement field that an index of the buckets' bounds keys.
+	IndexedMeasurementArray Code = 5930501
+)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -122,6 +123,21 @@ func sameSchema(bound, v bson.RawValue) bool {
 		return true
 	}
 	return !anyPaired(bound, v, func(b, sub bson.RawValue) bool { return b.Type != 0 && !sameSchema(b, sub) })
+}
+
+// MixedSchema reports whether bucket, a bucket document, has a field whose
+// control.min and control.max differ in canonical type class, at any depth
+// (MongoDB's doesMinMaxHaveMixedSchemaData): a bucket that holds
+// measurements of more than one schema. A bucket without both bounds has
+// none.
+func MixedSchema(bucket bson.Raw) bool {
+	min, okMin := bucket.Lookup("control", "min").DocumentOK()
+	max, okMax := bucket.Lookup("control", "max").DocumentOK()
+	if !okMin || !okMax {
+		return false
+	}
+	return anyPaired(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: max}, bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: min},
+		func(hi, lo bson.RawValue) bool { return hi.Type != 0 && !sameSchema(hi, lo) })
 }
 
 // anyPaired reports whether f holds of one of the subvalues of v, an
@@ -455,4 +471,54 @@ func Unpack(o Options, bucket bson.Raw, fn func(m bson.Raw) error) error {
 		}
 	}
 	return nil
+}
+
+// ArrayAlong reports whether a measurement of bucket holds an array along
+// the dotted path f (at f or at one of its prefixes), as MongoDB's index
+// key generation for the buckets' bounds of f checks
+// (haveArrayAlongBucketDataPath). Only a bucket whose control.min or
+// control.max meets an array along f can hold one: a bound is an array
+// wherever a measurement's value is (element by element in one schema,
+// the greatest value, arrays sorting after scalars and objects, across
+// several), so the data columns are read only then.
+func ArrayAlong(bucket bson.Raw, f string) bool {
+	control, _ := bucket.Lookup("control").DocumentOK()
+	if !arrayOnPath(control.Lookup("min"), f) && !arrayOnPath(control.Lookup("max"), f) {
+		return false
+	}
+	first, rest, _ := strings.Cut(f, ".")
+	col, ok := bucket.Lookup("data", first).DocumentOK()
+	if !ok {
+		return false
+	}
+	it := rawdoc.Iterate(col)
+	for {
+		_, v, ok := it.Next()
+		if !ok {
+			return false
+		}
+		if v.Type == bson.TypeArray || rest != "" && arrayOnPath(v, rest) {
+			return true
+		}
+	}
+}
+
+// arrayOnPath reports whether v, or a value along the dotted path from v,
+// is an array.
+func arrayOnPath(v bson.RawValue, path string) bool {
+	for {
+		switch v.Type {
+		case bson.TypeArray:
+			return true
+		case bson.TypeEmbeddedDocument:
+		default:
+			return false
+		}
+		if path == "" {
+			return false
+		}
+		var part string
+		part, path, _ = strings.Cut(path, ".")
+		v = rawdoc.Lookup(v.Value, part)
+	}
 }

@@ -2,9 +2,12 @@ package timeseries
 
 import (
 	"encoding/binary"
+	"math"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/values"
 )
 
 // objectIDAt is the ObjectId of second t (Unix time) with its other bytes
@@ -35,8 +38,9 @@ func mustDoc(d bson.D) []byte {
 // BucketFilter rewrites a filter on measurements into a filter on their
 // buckets that every bucket holding a match passes: conditions on the
 // metaField (and its subfields) hold of the bucket's meta, and a range on
-// the time field bounds the bucket's control.min and control.max. Other
-// conditions are left to the filter on the unpacked measurements. nil
+// the time field or on a measurement field bounds the bucket's control.min
+// and control.max (measurementConds, when o.OneSchema). Other conditions are left to the
+// filter on the unpacked measurements. nil
 // when nothing can be said of the buckets.
 func BucketFilter(o Options, match bson.Raw) bson.Raw {
 	conds := bucketConds(o, match)
@@ -75,9 +79,61 @@ func bucketConds(o Options, match bson.Raw) bson.A {
 			out = append(out, bson.D{{Key: "meta" + k[len(o.MetaField):], Value: v}})
 		case k == o.TimeField:
 			out = append(out, timeConds(o, v)...)
+		case o.OneSchema && k != "" && k[0] != '$' && !strings.Contains(k, "."):
+			out = append(out, measurementConds(k, v)...)
 		}
 	}
 	return out
+}
+
+// measurementConds bounds a bucket's control.min and control.max of f, a
+// top-level measurement field, by a condition on f: a number or a date,
+// or a document of $eq, $gt, $gte, $lt and $lte on them (other operators
+// and values say nothing of the buckets). They hold of every bucket that
+// holds a match because a bucket keeps one schema: f (each element, for
+// an array) has one canonical type class in all its measurements, so
+// control.min.f and control.max.f are of that class and bound it, element
+// by element for arrays, which the conditions traverse as the query on
+// the measurements does. Numbers and dates compare alike under every
+// collation. NaN, the least number, may be a bucket's minimum below
+// matching values, so a condition on the minimum passes it too.
+func measurementConds(f string, v bson.RawValue) bson.A {
+	if _, isOps := v.DocumentOK(); !isOps {
+		return boundConds(f, "$eq", v)
+	}
+	elems, _ := v.Document().Elements()
+	var out bson.A
+	for _, op := range elems {
+		if k := op.Key(); k == "$eq" || k == "$gt" || k == "$gte" || k == "$lt" || k == "$lte" {
+			out = append(out, boundConds(f, k, op.Value())...)
+		}
+	}
+	return out
+}
+
+// boundConds are the conditions on f's control bounds that {f: {op: v}}
+// implies, none unless v is a date or a number other than NaN.
+func boundConds(f, op string, v bson.RawValue) bson.A {
+	number := values.IsNumber(v.Type) && !values.IsNaN(v)
+	if !number && v.Type != bson.TypeDateTime {
+		return nil
+	}
+	lo, hi := controlMin+f, controlMax+f
+	min := func(op string) bson.D {
+		c := bson.D{{Key: lo, Value: bson.D{{Key: op, Value: v}}}}
+		if number {
+			return bson.D{{Key: "$or", Value: bson.A{c, bson.D{{Key: lo, Value: math.NaN()}}}}}
+		}
+		return c
+	}
+	switch op {
+	case "$eq":
+		return bson.A{min("$lte"), bson.D{{Key: hi, Value: bson.D{{Key: "$gte", Value: v}}}}}
+	case "$gt", "$gte":
+		return bson.A{bson.D{{Key: hi, Value: bson.D{{Key: op, Value: v}}}}}
+	default:
+		return bson.A{min(op)}
+	}
 }
 
 // timeConds bounds a bucket's time range by a condition on the time

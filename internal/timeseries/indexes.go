@@ -47,7 +47,7 @@ func BucketIndexKey(o Options, key bson.Raw) (bson.Raw, error) {
 		case o.MetaField != "" && (k == o.MetaField || strings.HasPrefix(k, o.MetaField+".")):
 			d = append(d, bson.E{Key: "meta" + k[len(o.MetaField):], Value: v})
 		case v.Type == bson.TypeString && v.StringValue() == "2dsphere":
-			d = append(d, bson.E{Key: "data." + k, Value: "2dsphere_bucket"})
+			d = append(d, bson.E{Key: "data." + k, Value: bucketGeo})
 		case !v.IsNumber():
 			return nil, mongoerr.New(mongoerr.BadValue, "Invalid index spec for time-series collection: %s. Indexes on measurement fields must be ascending or descending (numbers only), or '2dsphere': %s", key, values.ShellElement(k, v))
 		default:
@@ -68,14 +68,13 @@ func appendControlPair(d bson.D, f string, v bson.RawValue) bson.D {
 	return append(d, lo, hi)
 }
 
-// OnMeasurements reports whether key (on the measurements) has a field
-// other than the time field and the metaField.
-func OnMeasurements(o Options, key bson.Raw) (string, bool) {
+// GeoMeasurement is the measurement field of a 2dsphere key of key, a
+// buckets' index key (BucketIndexKey), if it has one.
+func GeoMeasurement(key bson.Raw) (string, bool) {
 	elems, _ := key.Elements()
 	for _, el := range elems {
-		k := el.Key()
-		if k != o.TimeField && (o.MetaField == "" || (k != o.MetaField && !strings.HasPrefix(k, o.MetaField+"."))) {
-			return k, true
+		if s, ok := el.Value().StringValueOK(); ok && s == bucketGeo {
+			return strings.TrimPrefix(el.Key(), "data."), true
 		}
 	}
 	return "", false
@@ -127,6 +126,10 @@ func UserIndexKey(o Options, key bson.Raw) (bson.Raw, bool) {
 }
 
 const controlMin, controlMax = "control.min.", "control.max."
+
+// bucketGeo is the kind of a buckets' key of a 2dsphere key on a
+// measurement field.
+const bucketGeo = "2dsphere_bucket"
 
 // controlPair is the measurement field f of the buckets' key fields a, b
 // when they are control.min.f, control.max.f (ascending) or control.max.f,

@@ -41,12 +41,18 @@ type Options struct {
 	// collator; the bucket's meta and field names stay bytewise. It is
 	// not one of the options the collection stores.
 	Collator *collation.Collator
+	// OneSchema says each bucket holds measurements of one schema, so
+	// that the bucket filter may bound measurement fields by the buckets'
+	// control.min and control.max: a time series collection not marked
+	// as possibly holding mixed-schema buckets, or an unpacking stage
+	// given assumeNoMixedSchemaData. Not one of the stored options.
+	OneSchema bool
 }
 
 // Same reports whether o and p are the same stored options (their
 // collators aside).
 func (o Options) Same(p Options) bool {
-	p.Collator = o.Collator
+	p.Collator, p.OneSchema = o.Collator, o.OneSchema
 	return o == p
 }
 
@@ -214,6 +220,8 @@ func ParseUnpackSpec(d bson.Raw) (Options, error) {
 			o.MetaField, ok = v.StringValueOK()
 		case "bucketMaxSpanSeconds":
 			o.BucketMaxSpanSeconds, ok = v.AsInt64OK()
+		case "assumeNoMixedSchemaData":
+			o.OneSchema, ok = v.BooleanOK()
 		case "exclude":
 			arr, isArr := v.ArrayOK()
 			ok = isArr && len(arr) == 5 // only an empty one

@@ -2,6 +2,8 @@ package timeseries
 
 import (
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -220,8 +222,8 @@ func TestBucketFilter(t *testing.T) {
 			t.Errorf("%v: %d buckets hold matches, %d of %d pass the bucket filter", f, holding, passed, len(buckets))
 		}
 	}
-	if BucketFilter(o, doc(t, bson.D{{Key: "v", Value: 1}})) != nil {
-		t.Error("a filter on a measurement field alone says something of the buckets")
+	if BucketFilter(o, doc(t, bson.D{{Key: "v", Value: "x"}})) != nil {
+		t.Error("a string on a measurement field says something of the buckets")
 	}
 }
 
@@ -516,6 +518,174 @@ func TestBucketMinMaxAndSchema(t *testing.T) {
 		}
 		if buckets != tc.buckets {
 			t.Errorf("%v: %d buckets, want %d", tc.docs, buckets, tc.buckets)
+		}
+	}
+}
+
+// TestBucketFilterOnMeasurements checks the bucket filter of conditions
+// on measurement fields against its oracle, the measurements themselves:
+// random measurements (numbers of every type, NaN, dates, strings, null,
+// arrays, objects, missing) fill buckets as inserts fill them, and no
+// bucket holding a measurement that a random filter matches may fail that
+// filter's bucket filter. Some buckets must fail it, so that the check
+// cannot pass by passing everything.
+func TestBucketFilterOnMeasurements(t *testing.T) {
+	o := Options{TimeField: "t", MetaField: "m", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60, OneSchema: true}
+	t0 := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	seed := uint64(time.Now().UnixNano())
+	r := rand.New(rand.NewPCG(seed, 7))
+	number := func() any {
+		n := r.IntN(40) - 20
+		switch r.IntN(9) {
+		case 0:
+			return int32(n)
+		case 1:
+			return int64(n)
+		case 2:
+			return decimal(t, strconv.Itoa(n)+".5")
+		case 3:
+			return math.NaN()
+		case 4:
+			return math.Inf(1 - 2*r.IntN(2))
+		case 5:
+			return decimal(t, "NaN")
+		default:
+			return float64(n) + 0.25
+		}
+	}
+	date := func() any { return t0.Add(time.Duration(r.IntN(40)-20) * time.Minute) }
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch k := r.IntN(12); {
+		case k < 5:
+			return number()
+		case k == 5:
+			return date()
+		case k == 6:
+			return []string{"a", "m", "z"}[r.IntN(3)]
+		case k == 7:
+			return nil
+		case k == 8 && depth < 2:
+			return bson.D{{Key: "a", Value: value(depth + 1)}}
+		case k <= 10 && depth < 2:
+			a := bson.A{}
+			for range r.IntN(4) {
+				a = append(a, value(depth+1))
+			}
+			return a
+		default:
+			return true
+		}
+	}
+	var buckets []bson.Raw
+	open := map[string]*Bucket{}
+	for i := range 3000 {
+		d := bson.D{{Key: "t", Value: t0.Add(time.Duration(i) * 5 * time.Second)}, {Key: "m", Value: r.IntN(3)}}
+		for _, f := range []string{"v", "w"} {
+			if r.IntN(5) > 0 {
+				d = append(d, bson.E{Key: f, Value: value(0)})
+			}
+		}
+		raw := doc(t, d)
+		tm, meta, err := Measurement(o, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := meta.String()
+		if b := open[key]; b == nil || b.Misfit(o, raw, meta, tm) != Fits {
+			if b != nil {
+				buckets = append(buckets, b.Document(o))
+			}
+			open[key] = NewBucket(o, meta, tm)
+		}
+		if err := open[key].Add(o, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range open {
+		buckets = append(buckets, b.Document(o))
+	}
+	cond := func() bson.D {
+		f := []string{"v", "w"}[r.IntN(2)]
+		var operand func() any = number
+		if r.IntN(4) == 0 {
+			operand = date
+		}
+		if r.IntN(4) == 0 {
+			return bson.D{{Key: f, Value: operand()}}
+		}
+		var ops bson.D
+		for range 1 + r.IntN(2) {
+			ops = append(ops, bson.E{Key: []string{"$eq", "$gt", "$gte", "$lt", "$lte"}[r.IntN(5)], Value: operand()})
+		}
+		return bson.D{{Key: f, Value: ops}}
+	}
+	pruned := 0
+	for range 300 {
+		f := cond()
+		if r.IntN(3) == 0 {
+			f = bson.D{{Key: "$and", Value: bson.A{f, cond()}}}
+		}
+		filter := doc(t, f)
+		measurements, err := query.Compile(filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bf := BucketFilter(o, filter)
+		if bf == nil {
+			continue
+		}
+		onBuckets, err := query.Compile(bf)
+		if err != nil {
+			t.Fatalf("%s: %v", bf, err)
+		}
+		for _, b := range buckets {
+			if onBuckets.Match(b) {
+				continue
+			}
+			pruned++
+			_ = Unpack(o, b, func(m bson.Raw) error {
+				if measurements.Match(m) {
+					t.Fatalf("seed %d: %s matches %s, whose bucket fails %s", seed, filter, m, bf)
+				}
+				return nil
+			})
+		}
+	}
+	if pruned == 0 {
+		t.Fatalf("seed %d: no bucket failed a bucket filter", seed)
+	}
+	// Buckets that may hold several schemas are not bounded by their
+	// measurements.
+	o.OneSchema = false
+	if f := BucketFilter(o, doc(t, bson.D{{Key: "v", Value: bson.D{{Key: "$gt", Value: 1}}}})); f != nil {
+		t.Errorf("mixed-schema buckets: bucket filter %s", f)
+	}
+}
+
+// TestMixedSchema: a bucket whose control.min and control.max of a field,
+// at any depth, are of different type classes holds mixed schemas.
+func TestMixedSchema(t *testing.T) {
+	for _, tc := range []struct {
+		control string
+		mixed   bool
+	}{
+		{`{"min": {"a": 1, "b": "x"}, "max": {"a": 2.5, "b": "y"}}`, false},
+		{`{"min": {"a": 1}, "max": {"a": "a"}}`, true},
+		{`{"min": {"a": {"b": 1}}, "max": {"a": {"b": {"$numberDecimal": "2"}}}}`, false},
+		{`{"min": {"a": {"b": 1}}, "max": {"a": {"b": null}}}`, true},
+		{`{"min": {"a": [1, "x"]}, "max": {"a": [3, "z"]}}`, false},
+		{`{"min": {"a": [1, "x"]}, "max": {"a": [3, 4]}}`, true},
+		{`{"min": {"a": [1]}, "max": {"a": {"0": 1}}}`, true},
+		{`{"min": {"a": 1}, "max": {}}`, false},
+		{`{"min": 1, "max": {"a": 1}}`, false},
+	} {
+		var control bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.control), false, &control); err != nil {
+			t.Fatal(err)
+		}
+		if got := MixedSchema(doc(t, bson.D{{Key: "control", Value: control}})); got != tc.mixed {
+			t.Errorf("%s: mixed %v, want %v", tc.control, got, tc.mixed)
 		}
 	}
 }
