@@ -51,17 +51,21 @@ func regexBounds(re bson.RawValue, desc, collated bool) fieldBounds {
 
 // regexPrefix is the literal prefix every string a regex matches starts
 // with, following MongoDB's rules for index bounds of a regex
-// (IndexBoundsBuilder::simpleRegex): the pattern must be anchored at the
-// start of the subject (^, or \A) and hold no alternation anywhere; with
-// the m option only \A anchors it (^ also matches after a newline); the i
-// option, or any but m, s, x and u, gives no prefix. The prefix runs up to
-// the first metacharacter or escaped letter or digit; a quantifier that
-// allows zero repetitions (*, ?, {) drops the character before it. Text
-// between \Q and \E, and any other escaped character (a non-ASCII one
-// too), stands for itself. With x, whitespace is skipped and # ends the
-// pattern. ok is false when there is no non-empty prefix; whole reports
-// that the prefix is the whole pattern, whose bounds then decide it
-// (simpleRegex's EXACT tightness, where others are INEXACT_COVERED).
+// (analyze_regex::getRegexPrefixMatch, which IndexBoundsBuilder::simpleRegex
+// calls): the pattern must be anchored at the start of the subject (^, or
+// \A) and hold no alternation (a | not escaped by a backslash, judged as
+// mayHaveUnescapedPipe does); with the m option only \A anchors it (^ also
+// matches after a newline); the options must be among m, s and x (i, u or
+// any other gives no prefix). The prefix runs up to the first
+// metacharacter or escaped letter or digit; a quantifier that allows zero
+// repetitions (*, ?, {) drops the character before it. Text between \Q and
+// \E, and any other escaped character (a non-ASCII one too), stands for
+// itself. With x, whitespace is skipped and # ends the pattern. ok is false
+// when there is no non-empty prefix; whole reports that the prefix decides
+// the match (simpleRegex's EXACT tightness, where others are
+// INEXACT_COVERED): the prefix is the whole pattern, or the pattern is
+// ^-anchored and ends in the prefix and a final .* (/^abc.*/ matches what
+// /^abc/ does; /^.*/ matches every string, whole with no prefix).
 func regexPrefix(pattern, opts string) (prefix string, whole, ok bool) {
 	var multilineOK bool
 	switch {
@@ -72,7 +76,7 @@ func regexPrefix(pattern, opts string) (prefix string, whole, ok bool) {
 	default:
 		return "", false, false
 	}
-	if strings.IndexByte(pattern, '|') >= 0 {
+	if mayHaveUnescapedPipe(pattern) {
 		return "", false, false
 	}
 	extended := false
@@ -82,7 +86,7 @@ func regexPrefix(pattern, opts string) (prefix string, whole, ok bool) {
 			if !multilineOK {
 				return "", false, false
 			}
-		case 's', 'u':
+		case 's':
 		case 'x':
 			extended = true
 		default:
@@ -127,6 +131,9 @@ func regexPrefix(pattern, opts string) (prefix string, whole, ok bool) {
 				b.WriteString(pattern[i+1 : i+1+size])
 				i += size
 			}
+		case c == '.' && !multilineOK && i+2 == len(pattern) && pattern[i+1] == '*':
+			p, _ := nonEmpty(b.String())
+			return p, true, p != ""
 		case strings.IndexByte("^$.[()+", c) >= 0, extended && c == '#':
 			p, ok := nonEmpty(b.String())
 			return p, false, ok
@@ -140,6 +147,22 @@ func regexPrefix(pattern, opts string) (prefix string, whole, ok bool) {
 }
 
 func nonEmpty(s string) (string, bool) { return s, s != "" }
+
+// mayHaveUnescapedPipe reports whether pattern (after its anchor) may hold
+// an alternation, as MongoDB's stringMayHaveUnescapedPipe judges it: a |
+// not preceded by a backslash, or preceded by one that a backslash
+// precedes. A | inside \Q...\E or a character class counts too, as there.
+func mayHaveUnescapedPipe(pattern string) bool {
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] != '|' {
+			continue
+		}
+		if i == 0 || pattern[i-1] != '\\' || i >= 2 && pattern[i-2] == '\\' {
+			return true
+		}
+	}
+	return false
+}
 
 func appendString(dst []byte, s string) []byte {
 	n := int32(len(s) + 1)

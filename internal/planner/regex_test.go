@@ -11,7 +11,7 @@ func TestRegexPrefix(t *testing.T) {
 		whole         bool   // the prefix is the whole pattern
 	}{
 		{`^,Books,`, ``, ",Books,", true},
-		{`^abc.*`, ``, "abc", false},
+		{`^abc.*`, ``, "abc", true},
 		{`^ab?c`, ``, "a", false},
 		{`^a\.b\,c`, ``, "a.b,c", true},
 		{`^(x)`, ``, "", false},
@@ -22,7 +22,7 @@ func TestRegexPrefix(t *testing.T) {
 		{`^a\d`, ``, "a", false},
 		{`^x+`, ``, "x", false},
 		{`^programming|math`, ``, "", false},
-		{`^a\|b`, ``, "", false},
+		{`^a\|b`, ``, "a|b", true},
 		{`abc`, ``, "", false},
 		{`^abc`, `i`, "", false},
 		{`^abc`, `m`, "", false},
@@ -41,6 +41,25 @@ func TestRegexPrefix(t *testing.T) {
 		{`^\éa.`, ``, "éa", false},
 		{`^\/`, ``, "/", true},
 		{`^\E`, ``, "", false},
+		// analyze_regex::getRegexPrefixMatch: a final .* after a ^ anchor
+		// keeps the prefix exact, not after \A nor before anything else.
+		{`^\Qasdf\E.*`, ``, "asdf", true},
+		{`^abc.*f`, ``, "abc", false},
+		{`^abc.*?`, ``, "abc", false},
+		{`\Aabc.*`, ``, "abc", false},
+		{`^a b.*`, `x`, "ab", true},
+		{`^.*`, ``, "", true},
+		{`^abc.*`, `s`, "abc", true},
+		// Only an unescaped | is an alternation (stringMayHaveUnescapedPipe),
+		// judged without regard to \Q...\E or classes.
+		{`^\|1\|2\|\|`, ``, "|1|2||", true},
+		{`^a\\|b`, ``, "", false},
+		{`^(foo\\|bar)\\|baz`, ``, "", false},
+		{`^\Q|\E`, ``, "", false},
+		{`^[|]`, ``, "", false},
+		{`|^a`, ``, "", false},
+		// The u option is not among those simpleRegex keeps a prefix for.
+		{`^abc`, `u`, "", false},
 	}
 	for _, tc := range tests {
 		got, whole, ok := regexPrefix(tc.pattern, tc.opts)
