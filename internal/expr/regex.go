@@ -6,6 +6,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/regex"
+	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -262,7 +263,7 @@ func compileReplace(all bool) opCompiler {
 				}
 				sv, ok := str(pv)
 				if !ok {
-					return missing, mongoerr.New(typeCodes[k], "%s requires that '%s' be a string, found: %s", name, k, pv)
+					return missing, mongoerr.New(typeCodes[k], "%s requires that '%s' be a string, found: %s", name, k, values.ValueString(pv))
 				}
 				strs[i] = sv
 			}

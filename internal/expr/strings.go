@@ -102,31 +102,6 @@ func streamDouble(f float64) string {
 	return strconv.FormatFloat(f, 'g', 6, 64)
 }
 
-// streamValue prints a scalar as MongoDB's Value::toString does (a C++
-// stream of the Value) in error messages: numbers as streams print them
-// (doubles with 6 significant digits, see streamDouble), strings quoted,
-// true, false, null and undefined; other types print as %s does.
-func streamValue(v bson.RawValue) string {
-	switch v.Type {
-	case bson.TypeInt32, bson.TypeInt64:
-		return strconv.FormatInt(toInt(v), 10)
-	case bson.TypeDouble:
-		return streamDouble(v.Double())
-	case bson.TypeDecimal128:
-		return v.Decimal128().String()
-	case bson.TypeString:
-		s, _ := str(v)
-		return `"` + s + `"`
-	case bson.TypeBoolean:
-		return strconv.FormatBool(v.Boolean())
-	case bson.TypeNull:
-		return "null"
-	case bson.TypeUndefined:
-		return "undefined"
-	}
-	return v.String()
-}
-
 // evalConcat is $concat: null if any operand is null or missing; operands
 // must be strings (error 16702).
 func evalConcat(args []bson.RawValue) (bson.RawValue, error) {
@@ -154,10 +129,10 @@ func substrBytes(op string) naryFn {
 			return missing, err
 		}
 		if !isNumber(args[1]) {
-			return missing, mongoerr.New(mongoerr.SubstrStartNotNumber, "%s: starting index must be a numeric type (is BSON type %s)", op, typeName(args[1]))
+			return missing, mongoerr.New(mongoerr.SubstrStartNotNumber, "%s:  starting index must be a numeric type (is BSON type %s)", op, typeName(args[1]))
 		}
 		if !isNumber(args[2]) {
-			return missing, mongoerr.New(mongoerr.SubstrLengthNotNumber, "%s: length must be a numeric type (is BSON type %s)", op, typeName(args[2]))
+			return missing, mongoerr.New(mongoerr.SubstrLengthNotNumber, "%s:  length must be a numeric type (is BSON type %s)", op, typeName(args[2]))
 		}
 		start, err := coerceToLong(args[1])
 		if err != nil {
@@ -168,7 +143,7 @@ func substrBytes(op string) naryFn {
 			return missing, err
 		}
 		if start < 0 {
-			return missing, mongoerr.New(mongoerr.SubstrStartNegative, "%s: starting index must be non-negative (got: %d)", op, start)
+			return missing, mongoerr.New(mongoerr.SubstrStartNegative, "%s:  starting index must be non-negative (got: %d)", op, start)
 		}
 		if start >= int64(len(s)) {
 			return stringValue(""), nil
@@ -208,14 +183,14 @@ func evalSubstrCP(args []bson.RawValue) (bson.RawValue, error) {
 	}
 	start, ok := int32Arg(args[1])
 	if !ok {
-		return missing, mongoerr.New(mongoerr.SubstrCPStartNotInt32, "$substrCP: starting index cannot be represented as a 32-bit integral value: %s", args[1])
+		return missing, mongoerr.New(mongoerr.SubstrCPStartNotInt32, "$substrCP: starting index cannot be represented as a 32-bit integral value: %s", values.ValueString(args[1]))
 	}
 	if !isNumber(args[2]) {
 		return missing, mongoerr.New(mongoerr.SubstrCPLengthNotNumber, "$substrCP: length must be a numeric type (is BSON type %s)", typeName(args[2]))
 	}
 	count, ok := int32Arg(args[2])
 	if !ok {
-		return missing, mongoerr.New(mongoerr.SubstrCPLengthNotInt32, "$substrCP: length cannot be represented as a 32-bit integral value: %s", args[2])
+		return missing, mongoerr.New(mongoerr.SubstrCPLengthNotInt32, "$substrCP: length cannot be represented as a 32-bit integral value: %s", values.ValueString(args[2]))
 	}
 	if count < 0 {
 		return missing, mongoerr.New(mongoerr.SubstrCPLengthNegative, "$substrCP: length must be a nonnegative integer.")
@@ -392,10 +367,10 @@ func indexBounds(op string, args []bson.RawValue, length int) (start, end int, e
 		}
 		n, ok := values.Int64(args[i])
 		if !isNumber(args[i]) || !ok || n < -1<<31 || n >= 1<<31 {
-			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNotIntegral, "%srequires an integral %s, found a value of type: %s, with value: %s", op, what, typeName(args[i]), streamValue(args[i]))
+			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNotIntegral, "%srequires an integral %s, found a value of type: %s, with value: %s", op, what, typeName(args[i]), values.ValueString(args[i]))
 		}
 		if n < 0 {
-			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNegative, "%s requires a nonnegative %s, found: %s", op, what, streamValue(args[i]))
+			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNegative, "%s requires a nonnegative %s, found: %s", op, what, values.ValueString(args[i]))
 		}
 		if i == 2 {
 			start = int(n)
@@ -453,7 +428,7 @@ func compileTrim(left, right bool) opCompiler {
 			}
 			str1, ok := str(iv)
 			if !ok {
-				return missing, mongoerr.New(mongoerr.TrimInputNotString, "%s requires its input to be a string, got %s (of type %s) instead.", name, iv, typeName(iv))
+				return missing, mongoerr.New(mongoerr.TrimInputNotString, "%s requires its input to be a string, got %s (of type %s) instead.", name, values.ValueString(iv), typeName(iv))
 			}
 			cut := defaultTrimChars
 			if chars != nil {
@@ -465,7 +440,7 @@ func compileTrim(left, right bool) opCompiler {
 					return nullValue, nil
 				}
 				if cut, ok = str(cv); !ok {
-					return missing, mongoerr.New(mongoerr.TrimCharsNotString, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, cv, typeName(cv))
+					return missing, mongoerr.New(mongoerr.TrimCharsNotString, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, values.ValueString(cv), typeName(cv))
 				}
 			}
 			if left {
