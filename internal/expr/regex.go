@@ -85,7 +85,7 @@ func compileRegexOp(kind regexKind) opCompiler {
 			var subject string
 			if !isNullish(iv) {
 				var ok bool
-				if subject, ok = str(iv); !ok {
+				if subject, ok = iv.StringValueOK(); !ok {
 					return missing, mongoerr.New(mongoerr.RegexInputNotString, "%s needs 'input' to be of type string", name)
 				}
 			}
@@ -108,7 +108,7 @@ func evalRegex(op string, rv, ov bson.RawValue) (*regex.Regexp, error) {
 		return nil, mongoerr.New(mongoerr.RegexRegexInvalidType, "%s needs 'regex' to be of type string or regex", op)
 	}
 	if !isNullish(ov) {
-		o, ok := str(ov)
+		o, ok := ov.StringValueOK()
 		if !ok {
 			return nil, mongoerr.New(mongoerr.RegexOptionsNotString, "%s needs 'options' to be of type string", op)
 		}
@@ -261,7 +261,7 @@ func compileReplace(all bool) opCompiler {
 					null = true
 					continue
 				}
-				sv, ok := str(pv)
+				sv, ok := pv.StringValueOK()
 				if !ok {
 					return missing, mongoerr.New(typeCodes[k], "%s requires that '%s' be a string, found: %s", name, k, values.ValueString(pv))
 				}

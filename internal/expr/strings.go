@@ -110,7 +110,7 @@ func evalConcat(args []bson.RawValue) (bson.RawValue, error) {
 		if isNullish(a) {
 			return nullValue, nil
 		}
-		s, ok := str(a)
+		s, ok := a.StringValueOK()
 		if !ok {
 			return missing, mongoerr.New(mongoerr.ConcatArgumentNotString, "$concat only supports strings, not %s", typeName(a))
 		}
@@ -233,7 +233,7 @@ func caseOp(lo, hi byte) unaryFn {
 // (null included is an error).
 func strLen(op string, code mongoerr.Code, count func(string) int) unaryFn {
 	return func(v bson.RawValue) (bson.RawValue, error) {
-		s, ok := str(v)
+		s, ok := v.StringValueOK()
 		if !ok {
 			return missing, mongoerr.New(code, "%s requires a string argument, found: %s", op, typeName(v))
 		}
@@ -247,11 +247,11 @@ func evalSplit(a, b bson.RawValue) (bson.RawValue, error) {
 	if isNullish(a) || isNullish(b) {
 		return nullValue, nil
 	}
-	s, ok := str(a)
+	s, ok := a.StringValueOK()
 	if !ok {
 		return missing, mongoerr.New(mongoerr.SplitInputNotString, "$split requires an expression that evaluates to a string as a first argument, found: %s", typeName(a))
 	}
-	sep, ok := str(b)
+	sep, ok := b.StringValueOK()
 	if !ok {
 		return missing, mongoerr.New(mongoerr.SplitSeparatorNotString, "$split requires an expression that evaluates to a string as a second argument, found: %s", typeName(b))
 	}
@@ -298,11 +298,11 @@ func indexOf(op string, strCode, subCode mongoerr.Code, cp bool) naryFn {
 		if isNullish(args[0]) {
 			return nullValue, nil
 		}
-		s, ok := str(args[0])
+		s, ok := args[0].StringValueOK()
 		if !ok {
 			return missing, mongoerr.New(strCode, "%s requires a string as the first argument, found: %s", op, typeName(args[0]))
 		}
-		sub, ok := str(args[1])
+		sub, ok := args[1].StringValueOK()
 		if !ok {
 			return missing, mongoerr.New(subCode, "%s requires a string as the second argument, found: %s", op, typeName(args[1]))
 		}
@@ -426,7 +426,7 @@ func compileTrim(left, right bool) opCompiler {
 			if isNullish(iv) {
 				return nullValue, nil
 			}
-			str1, ok := str(iv)
+			str1, ok := iv.StringValueOK()
 			if !ok {
 				return missing, mongoerr.New(mongoerr.TrimInputNotString, "%s requires its input to be a string, got %s (of type %s) instead.", name, values.ValueString(iv), typeName(iv))
 			}
@@ -439,7 +439,7 @@ func compileTrim(left, right bool) opCompiler {
 				if isNullish(cv) {
 					return nullValue, nil
 				}
-				if cut, ok = str(cv); !ok {
+				if cut, ok = cv.StringValueOK(); !ok {
 					return missing, mongoerr.New(mongoerr.TrimCharsNotString, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, values.ValueString(cv), typeName(cv))
 				}
 			}

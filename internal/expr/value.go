@@ -54,7 +54,10 @@ func isNumber(v bson.RawValue) bool { return values.IsNumber(v.Type) }
 // typeName is the $type alias of v, used in error messages.
 func typeName(v bson.RawValue) string { return values.TypeName(v.Type) }
 
-// str returns the Go string of a string or symbol value.
+// str returns the Go string of a string or symbol value. The string
+// operators that MongoDB gives only a BSON string (getType() == String:
+// $concat, $split, $strLen*, $indexOf*, $trim, $replace*, $regex*) read
+// theirs with RawValue.StringValueOK, which refuses a symbol.
 func str(v bson.RawValue) (string, bool) {
 	if v.Type != bson.TypeString && v.Type != bson.TypeSymbol {
 		return "", false
