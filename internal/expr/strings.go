@@ -15,8 +15,8 @@ import (
 func init() {
 	register(map[string]opCompiler{
 		"$concat":       nary(0, -1, evalConcat),
-		"$substr":       nary(3, 3, substrBytes("$substrBytes")),
-		"$substrBytes":  nary(3, 3, substrBytes("$substrBytes")),
+		"$substr":       compileSubstrBytes,
+		"$substrBytes":  compileSubstrBytes,
 		"$substrCP":     nary(3, 3, evalSubstrCP),
 		"$toUpper":      unary(caseOp('a', 'z')),
 		"$toLower":      unary(caseOp('A', 'Z')),
@@ -118,6 +118,15 @@ func evalConcat(args []bson.RawValue) (bson.RawValue, error) {
 	}
 	return stringValue(b.String()), nil
 }
+
+// compileSubstrBytes compiles $substrBytes and its alias $substr, both
+// named $substrBytes in their messages (16020 too), as MongoDB's one
+// ExpressionSubstrBytes, whose getOpName is "$substrBytes", parses both.
+func compileSubstrBytes(c *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, error) {
+	return substrBytesOp(c, "$substrBytes", v, s)
+}
+
+var substrBytesOp = nary(3, 3, substrBytes("$substrBytes"))
 
 // substrBytes builds $substrBytes (and its alias $substr): [string, start,
 // length] in bytes; a negative length runs to the end, a start past the end
