@@ -2,7 +2,6 @@ package expr
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/regex"
@@ -270,10 +269,15 @@ func compileReplace(all bool) opCompiler {
 			if null {
 				return nullValue, nil
 			}
+			n := 1
 			if all {
-				return stringValue(strings.ReplaceAll(strs[0], strs[1], strs[2])), nil
+				n = -1
 			}
-			return stringValue(strings.Replace(strs[0], strs[1], strs[2], 1)), nil
+			out, err := replaceBounded(strs[0], strs[1], strs[2], n)
+			if err != nil {
+				return missing, err
+			}
+			return stringValue(out), nil
 		})
 	}
 }

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,6 +55,51 @@ func TestRegexMatchLimit(t *testing.T) {
 		}
 		if err := eval(op, `a\Kb`); !mongoerr.Is(err, mongoerr.NotImplemented) {
 			t.Errorf("%s with \\K: %v, want 238", op, err)
+		}
+	}
+}
+
+// TestStringResultBound: $concat, $replaceOne and $replaceAll build their
+// result as MongoDB's StringBuilder does, failing with 13548 at the append
+// that would take it past BufferMaxSize (125 MB), naming the size it would
+// have reached; a result of exactly 125 MB is built.
+func TestStringResultBound(t *testing.T) {
+	eval := func(doc bson.D, expr string) (bson.RawValue, error) {
+		d, _ := bson.Marshal(doc)
+		var spec bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(`{"e": `+expr+`}`), false, &spec); err != nil {
+			t.Fatal(err)
+		}
+		c := exprCase{expr: spec.Lookup("e"), doc: d}
+		return c.run()
+	}
+	const bound = 125 * 1024 * 1024
+	tenth := bson.D{{Key: "s", Value: strings.Repeat("a", bound/10)}, {Key: "r", Value: strings.Repeat("b", 10000)}, {Key: "x", Value: strings.Repeat("x", 20000)}, {Key: "y", Value: strings.Repeat("y", 7000)}}
+	tests := []struct {
+		expr string
+		size int // the size reported, 0 for a result of bound bytes
+	}{
+		{`{"$concat": ["$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s"]}`, 0},
+		{`{"$concat": ["$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "z", null]}`, bound + 1},
+		{`{"$reduce": {"input": {"$range": [0, 27]}, "initialValue": "a", "in": {"$concat": ["$$value", "$$value"]}}}`, 1 << 27},
+		// an empty find: the replacement, then each character, then the replacement
+		{`{"$replaceAll": {"input": {"$substrBytes": ["$x", 0, 15000]}, "find": "", "replacement": "$r"}}`, 131073105},
+		{`{"$replaceAll": {"input": "$x", "find": "x", "replacement": "$y"}}`, 131075000},
+		{`{"$replaceOne": {"input": "$x", "find": "x", "replacement": "$y"}}`, -1},
+	}
+	for _, tc := range tests {
+		got, err := eval(tenth, tc.expr)
+		switch {
+		case tc.size > 0:
+			want := "BufBuilder attempted to grow() to " + strconv.Itoa(tc.size) + " bytes, past the 125MB limit."
+			var me *mongoerr.Error
+			if !errors.As(err, &me) || me.Code != mongoerr.BufBuilderTooLarge || me.Msg != want {
+				t.Errorf("%s: %v, want 13548 %q", tc.expr, err, want)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.expr, err)
+		case tc.size == 0 && len(got.StringValue()) != bound:
+			t.Errorf("%s: %d bytes, want %d", tc.expr, len(got.StringValue()), bound)
 		}
 	}
 }

@@ -103,7 +103,8 @@ func streamDouble(f float64) string {
 }
 
 // evalConcat is $concat: null if any operand is null or missing; operands
-// must be strings (error 16702).
+// must be strings (error 16702). The result is bounded as MongoDB's
+// StringBuilder bounds it (see bufferMaxSize).
 func evalConcat(args []bson.RawValue) (bson.RawValue, error) {
 	var b strings.Builder
 	for _, a := range args {
@@ -114,9 +115,53 @@ func evalConcat(args []bson.RawValue) (bson.RawValue, error) {
 		if !ok {
 			return missing, mongoerr.New(mongoerr.ConcatArgumentNotString, "$concat only supports strings, not %s", typeName(a))
 		}
+		if n := b.Len() + len(s); n > bufferMaxSize {
+			return missing, bufferTooLarge(n)
+		}
 		b.WriteString(s)
 	}
 	return stringValue(b.String()), nil
+}
+
+// bufferMaxSize is MongoDB's BufferMaxSize (125 MB): the StringBuilder that
+// $concat, $replaceOne and $replaceAll write their result into fails with
+// 13548 at the append that would take it past this many bytes, naming the
+// size it would have reached.
+const bufferMaxSize = 125 * 1024 * 1024
+
+func bufferTooLarge(n int) error {
+	return mongoerr.New(mongoerr.BufBuilderTooLarge, "BufBuilder attempted to grow() to %d bytes, past the 125MB limit.", n)
+}
+
+// replaceBounded is strings.Replace(s, old, repl, n) (n < 0 for every
+// match) bounded as MongoDB's $replaceOne and $replaceAll bound it: they
+// append the text before each match, then the replacement, then the rest
+// (an empty old matches before each code point and at the end), and fail
+// (see bufferMaxSize) at the append that would pass the bound. A
+// $replaceOne that finds nothing returns s without building.
+func replaceBounded(s, old, repl string, n int) (string, error) {
+	count := strings.Count(s, old)
+	if n >= 0 && count > n {
+		count = n
+	}
+	if n >= 0 && count == 0 || len(s)+count*(len(repl)-len(old)) <= bufferMaxSize {
+		return strings.Replace(s, old, repl, n), nil
+	}
+	total := 0
+	grow := func(k int) bool { total += k; return total > bufferMaxSize }
+	for i := 0; i < count; i++ {
+		j := strings.Index(s, old)
+		if old == "" && i > 0 {
+			// past the first, an empty match is at the next code point
+			_, j = utf8.DecodeRuneInString(s)
+		}
+		if grow(j) || grow(len(repl)) {
+			return "", bufferTooLarge(total)
+		}
+		s = s[j+len(old):]
+	}
+	grow(len(s))
+	return "", bufferTooLarge(total)
 }
 
 // compileSubstrBytes compiles $substrBytes and its alias $substr, both

@@ -691,6 +691,9 @@ const (
 	StringConversionInvalidType Code = 16007
 	// ConcatArgumentNotString: a $concat operand that is not a string.
 	ConcatArgumentNotString Code = 16702
+	// BufBuilderTooLarge: a string built past MongoDB's BufferMaxSize (125 MB)
+	// by $concat, $replaceOne or $replaceAll (BufBuilder's growFailure).
+	BufBuilderTooLarge Code = 13548
 	// SubstrStartNotNumber: a $substrBytes start that is not a number.
 	SubstrStartNotNumber Code = 16034
 	// SubstrLengthNotNumber: a $substrBytes length that is not a number.
