@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -66,12 +67,17 @@ func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *OpStat
 	return vals, true, nil
 }
 
-// distinctValues reads the values of the first index field, one entry
-// per value: the value its entry holds, or for an entry holding the _id
-// alone, or null or undefined (which a missing field indexes as too), the
-// values at parts of its fetched document.
+// distinctValues reads the values of the index field the plan reads
+// (Plan.DistinctField), one entry per value of the fields up to it: the
+// value its entry holds, or for an entry holding the _id alone, or null or
+// undefined (which a missing field, or an empty array, indexes as too),
+// the values at parts of its fetched document. After each value it seeks
+// past the entries sharing the fields up to it, as MongoDB's DistinctScan
+// does; values met again under other leading values are one in set.
 func (s *planSource) distinctValues(parts []string, set *distinctSet) error {
-	desc := s.p.Index.Fields[0].Desc
+	pos := s.p.DistinctField()
+	fields := s.p.Index.Fields[:pos+1]
+	field := strconv.Itoa(pos)
 	for s.advance() {
 		if err := mongoerr.Interruption(s.ctx); err != nil {
 			return err
@@ -89,13 +95,20 @@ func (s *planSource) distinctValues(parts []string, set *distinctSet) error {
 				continue
 			}
 		}
-		n, valid := keyenc.FieldLen(k[len(s.prefix):], desc)
-		vals := entryValues(s.it.Value())
-		var v bson.RawValue
-		if vals != nil {
-			v = vals.Index(0).Value()
+		n, valid := 0, true
+		for _, f := range fields {
+			l, ok := keyenc.FieldLen(k[len(s.prefix)+n:], f.Desc)
+			if !ok || len(k) < len(s.prefix)+n+l {
+				valid = false
+				break
+			}
+			n += l
 		}
-		if !valid || vals == nil || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+		var v bson.RawValue
+		if vals := entryValues(s.it.Value()); vals != nil {
+			v = vals.Lookup(field)
+		}
+		if !valid || v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
 			var buf []byte
 			doc, found, err := getDoc(s.r, docKeyFromEncodedID(s.collID, entryID(s.it.Value())), &buf)
 			if err != nil {

@@ -8,8 +8,9 @@ import (
 	"github.com/folio-db/folio/internal/values"
 )
 
-// TestDistinctScan checks that a distinct on the first field of an index
-// whose keys decide the filter reads one entry per value (explain:
+// TestDistinctScan checks that a distinct on a field of an index whose
+// keys decide the filter (the first field of any such index without a
+// filter) reads one entry per value of the fields up to it (explain:
 // PROJECTION_COVERED over DISTINCT_SCAN), fetching only the documents of
 // null keys (a missing field indexes as null), and returns what a
 // collection scan's distinct returns.
@@ -47,8 +48,14 @@ func TestDistinctScan(t *testing.T) {
 		{"c", `{"b": 1}`, true, 4*2 + 1},
 		{"c", `{"c": {"$gte": 2}}`, true, 2},
 		{"a", `{"a": {"$type": "number"}}`, false, 0},
-		{"t", `{}`, false, 0},
+		// Without a filter a multikey index serves: its null key (the
+		// document missing t, fetched), then 0 and 1.
+		{"t", `{}`, true, 3},
 		{"b", `{}`, false, 0},
+		// A field after others: one key per (c, b) pair the bounds hold.
+		{"b", `{"c": 1}`, true, 3},
+		{"b", `{"c": {"$gte": 2}}`, true, 6},
+		{"t", `{"t": 1}`, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.key+tc.filter, func(t *testing.T) {

@@ -101,7 +101,8 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 }
 
 // ExplainDistinct describes how a distinct on key runs: as a DISTINCT_SCAN
-// (under PROJECTION_COVERED) when an index qualifies (see distinctScan),
+// (under PROJECTION_COVERED, PROJECTION_DEFAULT for a dotted key) when an
+// index qualifies (see distinctScan),
 // else as the find it runs. From verbosity ExecutionStats, nReturned
 // counts the distinct values (a DISTINCT_SCAN is the one plan considered).
 func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, v Verbosity) (bson.D, error) {

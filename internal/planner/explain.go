@@ -3,6 +3,7 @@ package planner
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -57,13 +58,19 @@ func (p *Plan) ShowsFetch(clustered bool) bool {
 // PROJECTION_DEFAULT (PROJECTION_COVERED, RETURN_KEY) and LIMIT as the find needs them
 // (no LIMIT over a blocking sort, which limits itself); a
 // count's COUNT over its plan; a distinct scan's PROJECTION_COVERED over
-// DISTINCT_SCAN.
+// DISTINCT_SCAN (PROJECTION_DEFAULT for a dotted field: MongoDB's
+// projection of it is not simple, Projection::isSimple, so
+// analyzeProjection does not take the covered fast path).
 func (p *Plan) Explain(s Shape) bson.D {
 	if p.distinct != "" {
 		scan := p.scanStage()
 		scan[0].Value = "DISTINCT_SCAN"
 		proj := bson.D{{Key: p.distinct, Value: int32(1)}, {Key: "_id", Value: int32(0)}}
-		return bson.D{{Key: "stage", Value: "PROJECTION_COVERED"}, {Key: "transformBy", Value: proj}, {Key: "inputStage", Value: scan}}
+		stage := "PROJECTION_COVERED"
+		if strings.IndexByte(p.distinct, '.') >= 0 {
+			stage = "PROJECTION_DEFAULT"
+		}
+		return bson.D{{Key: "stage", Value: stage}, {Key: "transformBy", Value: proj}, {Key: "inputStage", Value: scan}}
 	}
 	if s.Count {
 		var in bson.D

@@ -119,8 +119,10 @@ type Plan struct {
 	// covered are the positions of the fields a covered read answers
 	// with (Covered).
 	covered []int
-	// distinct is the field a DistinctScan plan reads.
-	distinct string
+	// distinct is the field a DistinctScan plan reads, distinctPos its
+	// position among the index's fields.
+	distinct    string
+	distinctPos int
 	// keyRange marks a KeyRange plan: its one interval is the range.
 	keyRange bool
 	// multikey is the index's multikey flag the plan was built with; the
