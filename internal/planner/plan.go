@@ -650,7 +650,12 @@ func allDigits(p string) bool {
 // document first at its smallest key (largest, backward), which is its
 // sort key only when the scan reads every key of the sort fields: as in
 // MongoDB, a multikey index provides a sort only if the sort fields are
-// unbounded. Under another collation than the sort's, a sort field's
+// unbounded. Nor does it when two of the sort fields share a leading path
+// component: MongoDB's sort key takes such fields from one array element
+// at a time ({"a.x": 1, "a.y": 1} keys a: [{x: 1, y: 5}, {x: 2, y: 0}] by
+// (1, 5), as its index keys are built), while these index keys pair every
+// value of one with every value of the other, so a scan meets the document
+// first at (1, 0). Under another collation than the sort's, a sort field's
 // bounds (fb) must hold no value the collation orders (sortReq).
 func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, multikey bool, sort sortReq) (sorted, reverse bool) {
 	sortFields, sortDirs := sort.fields, sort.dirs
@@ -674,6 +679,13 @@ func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, mult
 				sort.otherCollation && fb[i].collatable(f.Desc) {
 				return false, false
 			}
+			if multikey && !wild {
+				for _, prev := range sortFields[:j] {
+					if firstPart(prev) == f.Parts[0] {
+						return false, false
+					}
+				}
+			}
 			d := sortDirs[j]
 			if f.Desc {
 				d = -d
@@ -690,6 +702,14 @@ func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, mult
 		}
 	}
 	return j == len(sortFields), dir < 0
+}
+
+// firstPart is path's leading component.
+func firstPart(path string) string {
+	if i := strings.IndexByte(path, '.'); i >= 0 {
+		return path[:i]
+	}
+	return path
 }
 
 // leavesCollator is the collation the query's comparisons follow (nil:
