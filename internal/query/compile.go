@@ -356,7 +356,7 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 		}
 		return n, nil
 	case "$type":
-		ts, err := parseTypeSet(op, v)
+		ts, err := parseTypeSet(path, v)
 		if err != nil {
 			return nil, err
 		}

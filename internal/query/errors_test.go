@@ -92,7 +92,8 @@ func TestCompileErrors(t *testing.T) {
 		{`{"a": {"$ne": {"$regularExpression": {"pattern": "x", "options": ""}}}}`, 2, "Can't have regex as arg to $ne."},
 		{`{"a": {"$type": "foo"}}`, 2, "Unknown type name alias: foo"},
 		{`{"a": {"$type": 100}}`, 2, "Invalid numerical type code: 100"},
-		{`{"a": {"$type": []}}`, 9, "$type must match at least one type"},
+		{`{"a": {"$type": []}}`, 9, "a must match at least one type"},
+		{`{"a.b": {"$not": {"$type": []}}}`, 9, "a.b must match at least one type"},
 		{`{"a": {"$type": {}}}`, 14, "type must be represented as a number or a string"},
 		// without an operation's script context (Compile), as in a
 		// validator or an aggregation $match

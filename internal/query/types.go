@@ -39,9 +39,10 @@ func (n *Node) Types() []bson.Type {
 	return out
 }
 
-// parseTypeSet parses a $type operand: a type alias, a type number, or an
-// array of those (MatcherTypeSet::parse).
-func parseTypeSet(op string, v bson.RawValue) (typeSet, error) {
+// parseTypeSet parses the $type operand at path: a type alias, a type
+// number, or an array of those (MatcherTypeSet::parse); an empty array
+// fails naming the path, as MongoDB's parseType does.
+func parseTypeSet(path string, v bson.RawValue) (typeSet, error) {
 	var s typeSet
 	if v.Type == bson.TypeArray {
 		it := rawdoc.Iterate(v.Value)
@@ -55,7 +56,7 @@ func parseTypeSet(op string, v bson.RawValue) (typeSet, error) {
 			}
 		}
 		if s.empty() {
-			return s, mongoerr.New(mongoerr.FailedToParse, "%s must match at least one type", op)
+			return s, mongoerr.New(mongoerr.FailedToParse, "%s must match at least one type", path)
 		}
 		return s, nil
 	}
