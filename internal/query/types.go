@@ -1,6 +1,8 @@
 package query
 
 import (
+	"math"
+
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
@@ -73,6 +75,10 @@ func (s *typeSet) addSpec(v bson.RawValue) error {
 		}
 		t, ok := values.TypeByName(name)
 		if !ok {
+			if name == "missing" {
+				// the $type expression's name of a missing value
+				return mongoerr.New(mongoerr.BadValue, "'missing' is not a legal type name. To query for non-existence of a field, use {$exists:false}.")
+			}
 			return mongoerr.New(mongoerr.BadValue, "Unknown type name alias: %s", name)
 		}
 		s.add(t)
@@ -81,13 +87,19 @@ func (s *typeSet) addSpec(v bson.RawValue) error {
 	if !values.IsNumber(v.Type) {
 		return mongoerr.New(mongoerr.TypeMismatch, "type must be represented as a number or a string")
 	}
+	// MongoDB's messages show the code as a double (elt.number()), and take
+	// only an integer in an int's range (parseIntegerElementToInt).
+	f, _ := values.Float64(v)
 	n, ok := values.Int64(v)
-	if !ok {
-		return mongoerr.New(mongoerr.BadValue, "Invalid numerical type code: %s", v)
+	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+		return mongoerr.New(mongoerr.BadValue, "Invalid numerical type code: %s", values.StreamDouble(f))
+	}
+	if n == 0 {
+		return mongoerr.New(mongoerr.BadValue, "Invalid numerical type code: %s. Instead use {$exists:false}.", values.StreamDouble(f))
 	}
 	t, ok := values.TypeByNumber(int(n))
 	if !ok {
-		return mongoerr.New(mongoerr.BadValue, "Invalid numerical type code: %d", n)
+		return mongoerr.New(mongoerr.BadValue, "Invalid numerical type code: %s", values.StreamDouble(f))
 	}
 	s.add(t)
 	return nil

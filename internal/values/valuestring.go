@@ -22,6 +22,21 @@ func ValueString(v bson.RawValue) string {
 	return b.String()
 }
 
+// StreamDouble prints a double as MongoDB's StringBuilder and C++ streams
+// do in messages (operator<<(double): C's %g, six significant digits):
+// "1.5", "1e+20", "1.09951e+12", "-0", "nan", "inf", "-inf".
+func StreamDouble(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'g', 6, 64)
+}
+
 func writeValueString(b *strings.Builder, v bson.RawValue) {
 	switch v.Type {
 	case 0:
@@ -51,16 +66,7 @@ func writeValueString(b *strings.Builder, v bson.RawValue) {
 	case bson.TypeDecimal128:
 		b.WriteString(v.Decimal128().String())
 	case bson.TypeDouble:
-		switch f := v.Double(); {
-		case math.IsNaN(f):
-			b.WriteString("nan")
-		case math.IsInf(f, 1):
-			b.WriteString("inf")
-		case math.IsInf(f, -1):
-			b.WriteString("-inf")
-		default:
-			b.WriteString(strconv.FormatFloat(f, 'g', 6, 64))
-		}
+		b.WriteString(StreamDouble(v.Double()))
 	case bson.TypeInt64:
 		b.WriteString(strconv.FormatInt(v.Int64(), 10))
 	case bson.TypeInt32:
