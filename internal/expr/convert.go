@@ -288,7 +288,7 @@ func convertInt(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 			return missing, err
 		}
 		if t == bson.TypeInt32 && (f < math.MinInt32 || f > math.MaxInt32) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-			return overflow(streamDouble(f))
+			return overflow(values.StreamDouble(f))
 		}
 		n = int64(f)
 	}

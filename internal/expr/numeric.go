@@ -239,7 +239,7 @@ func longOf(v bson.RawValue) (n int64, ok bool) {
 // becomes math.MinInt64, as Decimal128::toLong gives it (NumberLong).
 func coerceToLong(v bson.RawValue) (int64, error) {
 	if _, ok := longOf(v); !ok && v.Type == bson.TypeDouble {
-		return 0, mongoerr.New(mongoerr.CoerceLongOutOfRange, "Can't coerce out of range value %s to long", streamDouble(v.Double()))
+		return 0, mongoerr.New(mongoerr.CoerceLongOutOfRange, "Can't coerce out of range value %s to long", values.StreamDouble(v.Double()))
 	}
 	return NumberLong(v), nil
 }

@@ -35,7 +35,7 @@ func init() {
 // coerceToString is MongoDB's Value::coerceToString, used by $substr*,
 // $toUpper, $toLower and $strcasecmp: strings (and code) as they are,
 // integers in decimal, doubles as C++ streams print them (6 significant
-// digits, see streamDouble), dates in ISO-8601 with milliseconds (a year
+// digits, see values.StreamDouble), dates in ISO-8601 with milliseconds (a year
 // outside 0-9999 is error 18537),
 // timestamps as MongoDB prints them ("Jan  1 00:00:00:1": the server's
 // local time of the seconds, then the increment), and null or missing as
@@ -50,7 +50,7 @@ func coerceToString(v bson.RawValue) (string, error) {
 	case bson.TypeInt32, bson.TypeInt64:
 		return strconv.FormatInt(toInt(v), 10), nil
 	case bson.TypeDouble:
-		return streamDouble(v.Double()), nil
+		return values.StreamDouble(v.Double()), nil
 	case bson.TypeDecimal128:
 		return v.Decimal128().String(), nil
 	case bson.TypeDateTime:
@@ -83,23 +83,6 @@ func formatDouble(f float64) string {
 		return s
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-// streamDouble formats a double as a C++ stream does by default, as
-// MongoDB's coerceToString prints it: %g with 6 significant digits
-// ("123457", "1e+06", "4.94066e-324"), "-0", "nan", "inf" and "-inf".
-func streamDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case f == 0 && math.Signbit(f):
-		return "-0"
-	}
-	return strconv.FormatFloat(f, 'g', 6, 64)
 }
 
 // evalConcat is $concat: null if any operand is null or missing; operands

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -49,25 +48,12 @@ func NewFlat(o FlatOptions) (*Flat, error) {
 		f.Bits = int(n)
 	}
 	if !(f.Min < f.Max) || math.IsInf(f.Min, 0) || math.IsInf(f.Max, 0) {
-		return nil, errorf("region for hash must be valid and have positive area, but [%s, %s] was specified", cfmt(f.Min), cfmt(f.Max))
+		return nil, errorf("region for hash must be valid and have positive area, but [%s, %s] was specified", values.StreamDouble(f.Min), values.StreamDouble(f.Max))
 	}
 	if scaling := 4 * 1024 * 1024 * 1024 / (f.Max - f.Min); scaling <= 0 || math.IsInf(scaling, 0) {
-		return nil, errorf("range [%s, %s] is too small.", cfmt(f.Min), cfmt(f.Max))
+		return nil, errorf("range [%s, %s] is too small.", values.StreamDouble(f.Min), values.StreamDouble(f.Max))
 	}
 	return f, nil
-}
-
-// cfmt prints x as MongoDB's messages do (C's %g).
-func cfmt(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "nan"
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	}
-	return strconv.FormatFloat(x, 'g', 6, 64)
 }
 
 // Cells is the number of cells along each axis.
@@ -78,7 +64,7 @@ func (f *Flat) Cells() float64 { return math.Exp2(float64(f.Bits)) }
 // checks them (a coordinate at Max falls in the last cell).
 func (f *Flat) Hash(x, y float64) (uint64, error) {
 	if !(x >= f.Min && x <= f.Max && y >= f.Min && y <= f.Max) {
-		return 0, errorf("point not in interval of [ %s, %s ]", cfmt(f.Min), cfmt(f.Max))
+		return 0, errorf("point not in interval of [ %s, %s ]", values.StreamDouble(f.Min), values.StreamDouble(f.Max))
 	}
 	return interleave(f.cell(x), f.cell(y)), nil
 }
