@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"math"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -192,20 +193,8 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		if isTextMatch(s) && (i > 0 || p.where == inFacet) {
 			return nil, mongoerr.New(mongoerr.TextMatchNotFirst, "$match with $text is only allowed as the first pipeline stage")
 		}
-		// $sort followed by $limit keeps only the top documents; so does
-		// $sort, $skip k, $limit n, the top k+n (MongoDB's optimizer moves
-		// the $limit, as k+n, before the $skip and into the $sort).
-		if l, ok := s.(*limitStage); ok && len(out) > 0 {
-			n, at := l.n, len(out)-1
-			if sk, ok := out[at].(*skipStage); ok && at > 0 {
-				n, at = n+sk.n, at-1
-				if n < 0 { // past an int64
-					n = 0
-				}
-			}
-			if srt, ok := out[at].(*sortStage); ok && n > 0 && (srt.limit == 0 || n < srt.limit) {
-				srt.limit = n
-			}
+		if l, ok := s.(*limitStage); ok {
+			limitSort(out, docs, l.n)
 		}
 		// A $lookup runs the $unwind of its as field right after it
 		// itself, as MongoDB's optimizer has it absorb one
@@ -436,6 +425,42 @@ func stageDocs(v bson.RawValue) ([]bson.Raw, *bson.RawValue) {
 		docs = append(docs, el.Document())
 	}
 	return docs, nil
+}
+
+// limitSort gives the $sort before a $limit of n among out, the stages
+// parsed so far (from docs), the limit: it keeps only its top documents.
+// As MongoDB's DocumentSourceSort::doOptimizeAt, the $limit reaches back
+// over $skip stages, adding their counts (k+n for $skip k), and over the
+// stages that pass each document on as one document
+// (canSwapWithSkippingOrLimitingStage: the single-document
+// transformations, and $lookup and $graphLookup without an $unwind of
+// their own); a sum past an int64 limits nothing.
+func limitSort(out []stage, docs []bson.Raw, n int64) {
+	for at := len(out) - 1; at >= 0; at-- {
+		switch st := out[at].(type) {
+		case *sortStage:
+			if st.limit == 0 || n < st.limit {
+				st.limit = n
+			}
+			return
+		case *skipStage:
+			if n > math.MaxInt64-st.n {
+				return
+			}
+			n += st.n
+			continue
+		case *lookupStage:
+			if st.unwind != nil {
+				return
+			}
+			continue
+		}
+		switch docs[at].Index(0).Key() {
+		case "$project", "$addFields", "$set", "$unset", "$replaceRoot", "$replaceWith", "$graphLookup":
+		default:
+			return
+		}
+	}
 }
 
 // absorbedStage stands in the pipeline for a stage whose work the stage

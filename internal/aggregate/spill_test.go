@@ -205,6 +205,12 @@ func TestSortSpill(t *testing.T) {
 		{`[{"$sort": {"m": -1, "s": 1}}]`, true},
 		{`[{"$sort": {"o.a": 1}}, {"$limit": 700}]`, true},
 		{`[{"$sort": {"g": -1}}, {"$limit": 5}]`, false},
+		// the $limit reaches the $sort over stages that pass each
+		// document on as one, and over a $skip (the top 3+5)
+		{`[{"$sort": {"g": -1}}, {"$project": {"g": 1, "v": 1}}, {"$limit": 5}]`, false},
+		{`[{"$sort": {"g": -1}}, {"$skip": 3}, {"$set": {"x": 1}}, {"$unset": "m"}, {"$limit": 5}]`, false},
+		// but not over a $match, which may drop documents
+		{`[{"$sort": {"g": -1}}, {"$match": {"v": {"$gte": 0}}}, {"$limit": 5}]`, true},
 	} {
 		pipeline := tc.pipeline
 		stages := parseStages(t, pipeline)
