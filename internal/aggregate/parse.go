@@ -449,18 +449,27 @@ func limitSort(out []stage, docs []bson.Raw, n int64) {
 			}
 			n += st.n
 			continue
-		case *lookupStage:
-			if st.unwind != nil {
-				return
-			}
-			continue
 		}
-		switch docs[at].Index(0).Key() {
-		case "$project", "$addFields", "$set", "$unset", "$replaceRoot", "$replaceWith", "$graphLookup":
-		default:
+		if !oneToOne(out[at], docs[at]) {
 			return
 		}
 	}
+}
+
+// oneToOne reports whether stage st (parsed from spec) passes each input
+// document on as one output document, which a $limit or $skip may move
+// ahead of (MongoDB's canSwapWithSkippingOrLimitingStage): the
+// single-document transformations, and $lookup and $graphLookup without an
+// $unwind they run themselves.
+func oneToOne(st stage, spec bson.Raw) bool {
+	if l, ok := st.(*lookupStage); ok {
+		return l.unwind == nil
+	}
+	switch spec.Index(0).Key() {
+	case "$project", "$addFields", "$set", "$unset", "$replaceRoot", "$replaceWith", "$graphLookup":
+		return true
+	}
+	return false
 }
 
 // absorbedStage stands in the pipeline for a stage whose work the stage

@@ -460,7 +460,7 @@ func (p *Pipeline) TakePushdown() Pushdown {
 			p.stages, p.specs = p.stages[1:], p.specs[1:]
 			return pd
 		}
-		pd.Limit = leadingLimit(p.stages)
+		pd.Limit = leadingLimit(p.stages, p.specs)
 	}
 	return pd
 }
@@ -490,15 +490,30 @@ func readsTextScore(specs []bson.Raw) bool {
 }
 
 // leadingLimit is how many documents stages need at most from their
-// input when they start with a $limit, or a $skip and a $limit: n, or
-// k+n (0 for no bound, or one past an int64).
-func leadingLimit(stages []stage) int64 {
+// input when a $limit n comes before any stage that may drop or add
+// documents: n plus the $skip counts before it (0 for no bound, or one
+// past an int64). The stages passing each document on as one (oneToOne)
+// do not change the count: MongoDB's optimizer moves the $limit ahead of
+// them into the collection's read.
+func leadingLimit(stages []stage, specs []bson.Raw) int64 {
 	var skip int64
-	if s, ok := stages[0].(*skipStage); ok && len(stages) > 1 {
-		skip, stages = s.n, stages[1:]
-	}
-	if l, ok := stages[0].(*limitStage); ok && l.n <= math.MaxInt64-skip {
-		return skip + l.n
+	for i, st := range stages {
+		switch st := st.(type) {
+		case *skipStage:
+			if skip > math.MaxInt64-st.n {
+				return 0
+			}
+			skip += st.n
+			continue
+		case *limitStage:
+			if st.n > math.MaxInt64-skip {
+				return 0
+			}
+			return skip + st.n
+		}
+		if !oneToOne(st, specs[i]) {
+			return 0
+		}
 	}
 	return 0
 }

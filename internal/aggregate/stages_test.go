@@ -284,6 +284,11 @@ func TestTakePushdown(t *testing.T) {
 		{[]bson.Raw{stage(bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$sort", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$limit", Value: 3}})}, true, true, 3, 1},
 		{[]bson.Raw{stage(bson.D{{Key: "$sort", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$match", Value: bson.D{}}})}, false, true, 0, 1},
 		{[]bson.Raw{stage(bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: true}}}})}, false, false, 0, 1},
+		// a $limit bounds the read past $skip stages and the stages that
+		// pass each document on as one (explain_sort.js: 5 examined)
+		{[]bson.Raw{stage(bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: 1}}}}), stage(bson.D{{Key: "$limit", Value: 5}})}, false, false, 5, 2},
+		{[]bson.Raw{stage(bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$skip", Value: 2}}), stage(bson.D{{Key: "$addFields", Value: bson.D{{Key: "b", Value: 1}}}}), stage(bson.D{{Key: "$skip", Value: 1}}), stage(bson.D{{Key: "$limit", Value: 5}})}, true, false, 8, 4},
+		{[]bson.Raw{stage(bson.D{{Key: "$unwind", Value: "$a"}}), stage(bson.D{{Key: "$limit", Value: 5}})}, false, false, 0, 2},
 	} {
 		p, err := Parse(tc.stages, Options{DB: "test", Coll: "c", Env: newMemEnv()})
 		if err != nil {
