@@ -38,19 +38,17 @@ func init() {
 		"$setDifference": collated(func(coll *collation.Collator) opCompiler {
 			return binary(func(a, b bson.RawValue) (bson.RawValue, error) { return evalSetDifference(coll, a, b) })
 		}),
-		"$setEquals": collated(compileSetEquals),
-		"$setIsSubset": collated(func(coll *collation.Collator) opCompiler {
-			return binary(func(a, b bson.RawValue) (bson.RawValue, error) { return evalSetIsSubset(coll, a, b) })
-		}),
-		"$filter":    compileFilter,
-		"$map":       compileMap,
-		"$reduce":    compileReduce,
-		"$zip":       compileZip,
-		"$sortArray": compileSortArray,
-		"$firstN":    compileN("$firstN", nFirst),
-		"$lastN":     compileN("$lastN", nLast),
-		"$maxN":      compileN("$maxN", nMax),
-		"$minN":      compileN("$minN", nMin),
+		"$setEquals":   collated(compileSetEquals),
+		"$setIsSubset": collated(compileSetIsSubset),
+		"$filter":      compileFilter,
+		"$map":         compileMap,
+		"$reduce":      compileReduce,
+		"$zip":         compileZip,
+		"$sortArray":   compileSortArray,
+		"$firstN":      compileN("$firstN", nFirst),
+		"$lastN":       compileN("$lastN", nLast),
+		"$maxN":        compileN("$maxN", nMax),
+		"$minN":        compileN("$minN", nMin),
 	})
 }
 
@@ -449,22 +447,70 @@ func evalSetEquals(coll *collation.Collator, args []bson.RawValue) (bson.RawValu
 	return boolValue(equal), nil
 }
 
-// evalSetIsSubset is $setIsSubset: whether every element of the first array
-// is in the second.
-func evalSetIsSubset(coll *collation.Collator, a, b bson.RawValue) (bson.RawValue, error) {
-	if a.Type != bson.TypeArray {
-		return missing, mongoerr.New(mongoerr.SetIsSubsetFirstNotArray, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(a))
+// compileSetIsSubset builds $setIsSubset as MongoDB's
+// ExpressionSetIsSubset::optimize leaves it. Constant operands fold, and a
+// first or second operand that is not an array is 17046 or 17042, as each
+// evaluation of a second operand that is not constant reports it. A
+// constant second operand with a first that is not is made a set once, when
+// compiled: not an array, it is refused then (17311), whatever the
+// documents; an array, each evaluation checks only the first operand
+// (17310). Where folds are deferred (a validator) MongoDB does not
+// optimize, and every operand is checked when evaluated.
+func compileSetIsSubset(coll *collation.Collator) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.argList(v, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := arity(name, len(args), 2, 2); err != nil {
+			return nil, err
+		}
+		a, b := args[0], args[1]
+		if b.constant && !a.constant && !c.deferFolds {
+			if b.value.Type != bson.TypeArray {
+				return nil, mongoerr.New(mongoerr.SetIsSubsetConstSecondNotArray, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b.value))
+			}
+			super := setOf(coll, b.value)
+			return &Expr{eval: func(st *state) (bson.RawValue, error) {
+				x, err := a.eval(st)
+				if err != nil {
+					return missing, err
+				}
+				if x.Type != bson.TypeArray {
+					return missing, mongoerr.New(mongoerr.SetIsSubsetConstFirstNotArray, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(x))
+				}
+				return isSubset(x, super), nil
+			}}, nil
+		}
+		return c.fold(args, func(st *state) (bson.RawValue, error) {
+			x, err := a.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			y, err := b.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			if x.Type != bson.TypeArray {
+				return missing, mongoerr.New(mongoerr.SetIsSubsetFirstNotArray, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(x))
+			}
+			if y.Type != bson.TypeArray {
+				return missing, mongoerr.New(mongoerr.SetIsSubsetSecondNotArray, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(y))
+			}
+			return isSubset(x, setOf(coll, y)), nil
+		})
 	}
-	if b.Type != bson.TypeArray {
-		return missing, mongoerr.New(mongoerr.SetIsSubsetSecondNotArray, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b))
-	}
-	super := setOf(coll, b)
-	for _, e := range elems(a) {
+}
+
+// isSubset is $setIsSubset's answer: whether every element of arr is in
+// super.
+func isSubset(arr bson.RawValue, super valueSet) bson.RawValue {
+	for _, e := range elems(arr) {
 		if !super.has(e) {
-			return falseVal, nil
+			return falseVal
 		}
 	}
-	return trueValue, nil
+	return trueValue
 }
 
 // iterArgs compiles the named arguments of $filter and $map: input, the

@@ -568,7 +568,13 @@ const (
 	// SetDifferenceSecondNotArray: a $setDifference second operand that is not an array.
 	SetDifferenceSecondNotArray Code = 17049
 	// SetIsSubsetFirstNotArray: a $setIsSubset first operand that is not an array.
-	SetIsSubsetFirstNotArray Code = 17310
+	SetIsSubsetFirstNotArray Code = 17046
+	// SetIsSubsetConstFirstNotArray: a $setIsSubset first operand that is not an
+	// array, the second being a constant array.
+	SetIsSubsetConstFirstNotArray Code = 17310
+	// SetIsSubsetConstSecondNotArray: a $setIsSubset constant second operand that
+	// is not an array, refused when the expression is optimized.
+	SetIsSubsetConstSecondNotArray Code = 17311
 	// SizeArgumentNotArray: a $size argument that is not an array.
 	SizeArgumentNotArray Code = 17124
 	// ConcatArraysArgumentNotArray: a $concatArrays operand that is not an array.
