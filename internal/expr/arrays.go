@@ -30,10 +30,10 @@ func init() {
 		"$allElementsTrue": unary(elementsTrue("$allElementsTrue", mongoerr.AllElementsTrueArgumentNotArray, true)),
 		"$anyElementTrue":  unary(elementsTrue("$anyElementTrue", mongoerr.AnyElementTrueArgumentNotArray, false)),
 		"$setUnion": collated(func(coll *collation.Collator) opCompiler {
-			return nary(0, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetUnion(coll, args) })
+			return commutativeNary(0, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetUnion(coll, args) })
 		}),
 		"$setIntersection": collated(func(coll *collation.Collator) opCompiler {
-			return nary(0, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetIntersection(coll, args) })
+			return commutativeNary(0, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetIntersection(coll, args) })
 		}),
 		"$setDifference": collated(func(coll *collation.Collator) opCompiler {
 			return binary(func(a, b bson.RawValue) (bson.RawValue, error) { return evalSetDifference(coll, a, b) })
@@ -351,31 +351,34 @@ func evalSetUnion(coll *collation.Collator, args []bson.RawValue) (bson.RawValue
 }
 
 // evalSetIntersection is $setIntersection: the distinct elements present in
-// every operand array; null if any operand is null or missing.
+// every operand array, null at the first null or missing operand, as
+// MongoDB's ExpressionSetIntersection::evaluate checks them in turn. Of
+// equal elements the result holds the smaller set's: each step keeps the
+// elements of the smaller of the intersection so far and the next operand's
+// set (the former when they are as large).
 func evalSetIntersection(coll *collation.Collator, args []bson.RawValue) (bson.RawValue, error) {
 	acc := newSet(coll)
-	first, null := true, false
-	for _, a := range args {
+	for i, a := range args {
 		if isNullish(a) {
-			null = true
-			continue
+			return nullValue, nil
 		}
 		if a.Type != bson.TypeArray {
 			return missing, mongoerr.New(mongoerr.SetIntersectionArgumentNotArray, "All operands of $setIntersection must be arrays. One argument is of type: %s", typeName(a))
 		}
-		next := setOf(coll, a)
-		if !first {
+		switch {
+		case i == 0:
+			acc = setOf(coll, a)
+		case len(acc.m) > 0:
+			next := setOf(coll, a)
+			if len(acc.m) > len(next.m) {
+				acc, next = next, acc
+			}
 			for k := range acc.m {
 				if _, ok := next.m[k]; !ok {
 					delete(acc.m, k)
 				}
 			}
-		} else {
-			acc, first = next, false
 		}
-	}
-	if null {
-		return nullValue, nil
 	}
 	return acc.sorted(), nil
 }

@@ -472,6 +472,55 @@ func nary(min, max int, fn naryFn) opCompiler {
 	}
 }
 
+// commutativeNary registers an operator taking between min and max operands
+// (max < 0: no limit) that MongoDB declares associative and commutative
+// (Expression::isAssociative, isCommutative), whose operands it reorders
+// as foldCommutative says.
+func commutativeNary(min, max int, fn naryFn) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.argList(v, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := arity(name, len(args), min, max); err != nil {
+			return nil, err
+		}
+		return c.foldCommutative(args, fn)
+	}
+}
+
+// foldCommutative builds an associative and commutative operator over args
+// as MongoDB's ExpressionNary::optimize rewrites it: the constant operands
+// move after the others, keeping their order, and several are evaluated
+// together into one. Which operand an evaluation meets first decides
+// whether a null operand or an operand of the wrong type answers. All
+// constant, the operator folds as any other; where folds are deferred
+// MongoDB does not optimize, and the operands keep their order.
+func (c *compiler) foldCommutative(args []*Expr, fn naryFn) (*Expr, error) {
+	if c.deferFolds {
+		return c.foldNary(args, fn)
+	}
+	var vars, consts []*Expr
+	for _, a := range args {
+		if a.constant {
+			consts = append(consts, a)
+		} else {
+			vars = append(vars, a)
+		}
+	}
+	if len(vars) == 0 || len(consts) == 0 {
+		return c.foldNary(args, fn)
+	}
+	if len(consts) > 1 {
+		k, err := c.foldNary(consts, fn)
+		if err != nil {
+			return nil, err
+		}
+		consts = []*Expr{k}
+	}
+	return c.foldNary(append(vars, consts...), fn)
+}
+
 // foldNary builds the expression computing fn over the values of args.
 func (c *compiler) foldNary(args []*Expr, fn naryFn) (*Expr, error) {
 	return c.fold(args, func(st *state) (bson.RawValue, error) {
