@@ -201,11 +201,11 @@ func evalReverseArray(v bson.RawValue) (bson.RawValue, error) {
 
 // evalSlice is $slice: [array, n] (the first n, or the last -n) or [array,
 // position, n] (n from position, negative positions counting from the end).
+// As MongoDB's ExpressionSlice::evaluate, a null array or second operand
+// answers null before either is checked, and a null n only once they pass.
 func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
-	for _, a := range args {
-		if isNullish(a) {
-			return nullValue, nil
-		}
+	if isNullish(args[0]) || isNullish(args[1]) {
+		return nullValue, nil
 	}
 	if args[0].Type != bson.TypeArray {
 		return missing, mongoerr.New(mongoerr.SliceArrayNotArray, "First argument to $slice must be an array, but is of type: %s", typeName(args[0]))
@@ -227,6 +227,9 @@ func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
 			start, end = max(size+int(second), 0), size
 		}
 	} else {
+		if isNullish(args[2]) {
+			return nullValue, nil
+		}
 		if !isNumber(args[2]) {
 			return missing, mongoerr.New(mongoerr.SliceThirdNotNumber, "Third argument to $slice must be numeric, but is of type: %s", typeName(args[2]))
 		}
