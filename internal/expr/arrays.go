@@ -762,7 +762,7 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 	}
 	return c.fold(append(append([]*Expr{}, ins...), defs...), func(st *state) (bson.RawValue, error) {
 		arrays := make([][]bson.RawValue, len(ins))
-		n := -1
+		shortest, longestLen := -1, -1
 		for i, x := range ins {
 			a, err := x.eval(st)
 			if err != nil {
@@ -775,14 +775,23 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 				return missing, mongoerr.New(mongoerr.ZipInputNotArray, "$zip found a non-array expression in input: %s", a)
 			}
 			arrays[i] = elems(a)
-			if n < 0 || (longest && len(arrays[i]) > n) || (!longest && len(arrays[i]) < n) {
-				n = len(arrays[i])
+			if l := len(arrays[i]); shortest < 0 {
+				shortest, longestLen = l, l
+			} else {
+				shortest, longestLen = min(shortest, l), max(longestLen, l)
 			}
 		}
+		n := shortest
+		if longest {
+			n = longestLen
+		}
+		// MongoDB's ExpressionZip::evaluate evaluates the defaults only
+		// when the inputs differ in length, so a failing default fails
+		// nothing otherwise.
 		fill := make([]bson.RawValue, len(ins))
 		for i := range fill {
 			fill[i] = nullValue
-			if defs != nil {
+			if defs != nil && shortest != longestLen {
 				d, err := defs[i].eval(st)
 				if err != nil {
 					return missing, err
