@@ -75,7 +75,7 @@ func evalArrayElemAt(arr, idx bson.RawValue) (bson.RawValue, error) {
 	}
 	i, ok := int32Arg(idx)
 	if !ok {
-		return missing, mongoerr.New(mongoerr.ArrayElemAtIndexNotInt32, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", idx)
+		return missing, mongoerr.New(mongoerr.ArrayElemAtIndexNotInt32, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", values.StreamDouble(toFloat(idx)))
 	}
 	return elemAt(elems(arr), int(i)), nil
 }
@@ -155,6 +155,7 @@ const (
 // default and never 0.
 func evalRange(args []bson.RawValue) (bson.RawValue, error) {
 	names := [3]string{"starting value", "ending value", "step value"}
+	article := [3]string{"a", "an", "a"}
 	notNumber := [3]mongoerr.Code{mongoerr.RangeStartNotNumber, mongoerr.RangeEndNotNumber, mongoerr.RangeStepNotNumber}
 	notInt32 := [3]mongoerr.Code{mongoerr.RangeStartNotInt32, mongoerr.RangeEndNotInt32, mongoerr.RangeStepNotInt32}
 	var n [3]int64
@@ -165,7 +166,7 @@ func evalRange(args []bson.RawValue) (bson.RawValue, error) {
 		}
 		v, ok := int32Arg(a)
 		if !ok {
-			return missing, mongoerr.New(notInt32[i], "$range requires a %s that can be represented as a 32-bit integer, found value: %s", names[i], a)
+			return missing, mongoerr.New(notInt32[i], "$range requires %s %s that can be represented as a 32-bit integer, found value: %s", article[i], names[i], values.ValueString(a))
 		}
 		n[i] = int64(v)
 	}
@@ -215,7 +216,7 @@ func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
 	}
 	second, ok := int32Arg(args[1])
 	if !ok {
-		return missing, mongoerr.New(mongoerr.SliceSecondNotInt32, "Second argument to $slice can't be represented as a 32-bit integer: %s", args[1])
+		return missing, mongoerr.New(mongoerr.SliceSecondNotInt32, "Second argument to $slice can't be represented as a 32-bit integer: %s", values.StreamDouble(toFloat(args[1])))
 	}
 	vals := elems(args[0])
 	size := len(vals)
@@ -235,10 +236,10 @@ func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
 		}
 		n, ok := int32Arg(args[2])
 		if !ok {
-			return missing, mongoerr.New(mongoerr.SliceThirdNotInt32, "Third argument to $slice can't be represented as a 32-bit integer: %s", args[2])
+			return missing, mongoerr.New(mongoerr.SliceThirdNotInt32, "Third argument to $slice can't be represented as a 32-bit integer: %s", values.StreamDouble(toFloat(args[2])))
 		}
 		if n <= 0 {
-			return missing, mongoerr.New(mongoerr.SliceThirdNotPositive, "Third argument to $slice must be positive: %s", args[2])
+			return missing, mongoerr.New(mongoerr.SliceThirdNotPositive, "Third argument to $slice must be positive: %d", n)
 		}
 		start = int(second)
 		if start < 0 {
@@ -593,7 +594,7 @@ func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			if !isNullish(lv) {
 				n, ok := int32Arg(lv)
 				if !ok {
-					return missing, mongoerr.New(mongoerr.FilterLimitNotInt32, "$filter: limit must be represented as a 32-bit integral value: %s", lv)
+					return missing, mongoerr.New(mongoerr.FilterLimitNotInt32, "$filter: limit must be represented as a 32-bit integral value: %s", values.ValueString(lv))
 				}
 				if n < 1 {
 					return missing, mongoerr.New(mongoerr.FilterLimitNotPositive, "$filter: limit must be greater than 0: %d", n)
@@ -772,7 +773,7 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 				return nullValue, nil
 			}
 			if a.Type != bson.TypeArray {
-				return missing, mongoerr.New(mongoerr.ZipInputNotArray, "$zip found a non-array expression in input: %s", a)
+				return missing, mongoerr.New(mongoerr.ZipInputNotArray, "$zip found a non-array expression in input: %s", values.ValueString(a))
 			}
 			arrays[i] = elems(a)
 			if l := len(arrays[i]); shortest < 0 {

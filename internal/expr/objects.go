@@ -5,6 +5,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -219,7 +220,7 @@ func evalArrayToObject(v bson.RawValue) (bson.RawValue, error) {
 				return missing, mongoerr.New(mongoerr.ArrayToObjectWrongFieldCount, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", n)
 			}
 			if k.Type == 0 || val.Type == 0 {
-				return missing, mongoerr.New(mongoerr.ArrayToObjectMissingKV, "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: %s", e)
+				return missing, mongoerr.New(mongoerr.ArrayToObjectMissingKV, "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: %s", values.ValueString(e))
 			}
 			if k.Type != bson.TypeString {
 				return missing, mongoerr.New(mongoerr.ArrayToObjectKeyNotString, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", typeName(k))
@@ -250,7 +251,7 @@ func evalMergeObjects(args []bson.RawValue) (bson.RawValue, error) {
 			continue
 		}
 		if a.Type != bson.TypeEmbeddedDocument {
-			return missing, mongoerr.New(mongoerr.MergeObjectsInputNotObject, "$mergeObjects requires object inputs, but input %s is of type %s", a, typeName(a))
+			return missing, mongoerr.New(mongoerr.MergeObjectsInputNotObject, "$mergeObjects requires object inputs, but input %s is of type %s", values.ValueString(a), typeName(a))
 		}
 		d.addDoc(a.Value)
 	}
