@@ -198,10 +198,22 @@ func evalArrayToObject(v bson.RawValue) (bson.RawValue, error) {
 	}
 	var d docBuilder
 	vals := elems(v)
+	// The first element decides the format of all (MongoDB's
+	// ExpressionArrayToObject::evaluate): one that is neither an array
+	// nor a document is 40398, a later element of the other kind or of
+	// any other type 40396 (pairs) or 40391 (documents).
+	pairs := len(vals) > 0 && vals[0].Type == bson.TypeArray
+	if len(vals) > 0 && !pairs && vals[0].Type != bson.TypeEmbeddedDocument {
+		return missing, mongoerr.New(mongoerr.ArrayToObjectElementInvalid, "Unrecognised input type format for $arrayToObject: %s", typeName(vals[0]))
+	}
 	for _, e := range vals {
 		var k, val bson.RawValue
 		switch {
-		case e.Type == bson.TypeArray && vals[0].Type == bson.TypeArray:
+		case pairs && e.Type != bson.TypeArray:
+			return missing, mongoerr.New(mongoerr.ArrayToObjectMixedFormatsPair, "$arrayToObject requires a consistent input format. Elements mustall be arrays or all be objects. Array was detected, now found: %s", typeName(e))
+		case !pairs && e.Type != bson.TypeEmbeddedDocument:
+			return missing, mongoerr.New(mongoerr.ArrayToObjectMixedFormats, "$arrayToObject requires a consistent input format. Elements mustall be arrays or all be objects. Object was detected, now found: %s", typeName(e))
+		case pairs:
 			pair := elems(e)
 			if len(pair) != 2 {
 				return missing, mongoerr.New(mongoerr.ArrayToObjectPairWrongSize, "$arrayToObject requires an array of size 2 arrays,found array of size: %d", len(pair))
@@ -213,7 +225,7 @@ func evalArrayToObject(v bson.RawValue) (bson.RawValue, error) {
 			if strings.IndexByte(k.StringValue(), 0) >= 0 {
 				return missing, mongoerr.New(mongoerr.ArrayToObjectPairKeyNullByte, "Key field cannot contain an embedded null byte")
 			}
-		case e.Type == bson.TypeEmbeddedDocument && vals[0].Type == bson.TypeEmbeddedDocument:
+		default:
 			n := rawdoc.Len(e.Value)
 			k, val = rawdoc.Lookup(e.Value, "k"), rawdoc.Lookup(e.Value, "v")
 			if n != 2 {
@@ -228,12 +240,6 @@ func evalArrayToObject(v bson.RawValue) (bson.RawValue, error) {
 			if strings.IndexByte(k.StringValue(), 0) >= 0 {
 				return missing, mongoerr.New(mongoerr.ArrayToObjectKeyNullByte, "Key field cannot contain an embedded null byte")
 			}
-		case e.Type == bson.TypeArray && vals[0].Type == bson.TypeEmbeddedDocument:
-			return missing, mongoerr.New(mongoerr.ArrayToObjectMixedFormats, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object was detected, now found: array")
-		case e.Type == bson.TypeEmbeddedDocument && vals[0].Type == bson.TypeArray:
-			return missing, mongoerr.New(mongoerr.ArrayToObjectMixedFormatsPair, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array was detected, now found: object")
-		default:
-			return missing, mongoerr.New(mongoerr.ArrayToObjectElementInvalid, "Unrecognised input type format for $arrayToObject: %s", typeName(e))
 		}
 		key, _ := str(k)
 		d.set(key, val)
