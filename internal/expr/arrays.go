@@ -19,7 +19,7 @@ func init() {
 		"$in": collated(func(coll *collation.Collator) opCompiler {
 			return binary(func(v, arr bson.RawValue) (bson.RawValue, error) { return evalIn(coll, v, arr) })
 		}),
-		"$concatArrays": nary(0, -1, evalConcatArrays),
+		"$concatArrays": associativeNary(0, -1, false, evalConcatArrays),
 		"$range":        nary(2, 3, evalRange),
 		"$reverseArray": unary(evalReverseArray),
 		"$slice":        nary(2, 3, evalSlice),
@@ -30,10 +30,10 @@ func init() {
 		"$allElementsTrue": unary(elementsTrue("$allElementsTrue", mongoerr.AllElementsTrueArgumentNotArray, true)),
 		"$anyElementTrue":  unary(elementsTrue("$anyElementTrue", mongoerr.AnyElementTrueArgumentNotArray, false)),
 		"$setUnion": collated(func(coll *collation.Collator) opCompiler {
-			return commutativeNary(0, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetUnion(coll, args) })
+			return associativeNary(0, -1, true, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetUnion(coll, args) })
 		}),
 		"$setIntersection": collated(func(coll *collation.Collator) opCompiler {
-			return commutativeNary(0, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetIntersection(coll, args) })
+			return associativeNary(0, -1, true, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetIntersection(coll, args) })
 		}),
 		"$setDifference": collated(func(coll *collation.Collator) opCompiler {
 			return binary(func(a, b bson.RawValue) (bson.RawValue, error) { return evalSetDifference(coll, a, b) })

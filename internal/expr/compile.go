@@ -472,11 +472,11 @@ func nary(min, max int, fn naryFn) opCompiler {
 	}
 }
 
-// commutativeNary registers an operator taking between min and max operands
-// (max < 0: no limit) that MongoDB declares associative and commutative
-// (Expression::isAssociative, isCommutative), whose operands it reorders
-// as foldCommutative says.
-func commutativeNary(min, max int, fn naryFn) opCompiler {
+// associativeNary registers an operator taking between min and max
+// operands (max < 0: no limit) that MongoDB declares associative
+// (Expression::isAssociative), and commutative when commutative is set,
+// whose constant operands it folds as foldAssociative says.
+func associativeNary(min, max int, commutative bool, fn naryFn) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		args, err := c.argList(v, s)
 		if err != nil {
@@ -485,40 +485,58 @@ func commutativeNary(min, max int, fn naryFn) opCompiler {
 		if err := arity(name, len(args), min, max); err != nil {
 			return nil, err
 		}
-		return c.foldCommutative(args, fn)
+		return c.foldAssociative(args, commutative, fn)
 	}
 }
 
-// foldCommutative builds an associative and commutative operator over args
-// as MongoDB's ExpressionNary::optimize rewrites it: the constant operands
-// move after the others, keeping their order, and several are evaluated
-// together into one. Which operand an evaluation meets first decides
-// whether a null operand or an operand of the wrong type answers. All
-// constant, the operator folds as any other; where folds are deferred
-// MongoDB does not optimize, and the operands keep their order.
-func (c *compiler) foldCommutative(args []*Expr, fn naryFn) (*Expr, error) {
+// foldAssociative builds an associative operator over args as MongoDB's
+// ExpressionNary::optimize rewrites it when some operand is not constant:
+// each run of consecutive constant operands is evaluated into one
+// constant, and for a commutative operator every constant operand moves
+// after the others, keeping their order, before they are evaluated
+// together. A constant run that fails fails the compilation, whatever the
+// other operands hold; and the order in which an evaluation meets the
+// operands decides whether a null operand or one of the wrong type
+// answers. All constant, the operator folds as any other; where folds are
+// deferred MongoDB does not optimize, and the operands stay as written.
+// Flattening a nested operand of the same operator, which optimize also
+// does, is not modelled.
+func (c *compiler) foldAssociative(args []*Expr, commutative bool, fn naryFn) (*Expr, error) {
 	if c.deferFolds {
 		return c.foldNary(args, fn)
 	}
-	var vars, consts []*Expr
+	var out, run []*Expr
+	flush := func() error {
+		if len(run) > 1 {
+			k, err := c.foldNary(run, fn)
+			if err != nil {
+				return err
+			}
+			run = []*Expr{k}
+		}
+		out = append(out, run...)
+		run = nil
+		return nil
+	}
 	for _, a := range args {
 		if a.constant {
-			consts = append(consts, a)
-		} else {
-			vars = append(vars, a)
+			run = append(run, a)
+			continue
 		}
+		if !commutative {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, a)
 	}
-	if len(vars) == 0 || len(consts) == 0 {
+	if len(out) == 0 {
 		return c.foldNary(args, fn)
 	}
-	if len(consts) > 1 {
-		k, err := c.foldNary(consts, fn)
-		if err != nil {
-			return nil, err
-		}
-		consts = []*Expr{k}
+	if err := flush(); err != nil {
+		return nil, err
 	}
-	return c.foldNary(append(vars, consts...), fn)
+	return c.foldNary(out, fn)
 }
 
 // foldNary builds the expression computing fn over the values of args.
