@@ -585,6 +585,11 @@ func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 		if in.Type != bson.TypeArray {
 			return missing, mongoerr.New(mongoerr.FilterInputNotArray, "input to $filter must be an array not %s", typeName(in))
 		}
+		// An empty input is the answer before the limit is evaluated
+		// (MongoDB's ExpressionFilter::evaluate): its limit is not checked.
+		if len(in.Value) <= 5 {
+			return in, nil
+		}
 		limit := int64(-1)
 		if a.limit != nil {
 			lv, err := a.limit.eval(st)
@@ -597,7 +602,7 @@ func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 					return missing, mongoerr.New(mongoerr.FilterLimitNotInt32, "$filter: limit must be represented as a 32-bit integral value: %s", values.ValueString(lv))
 				}
 				if n < 1 {
-					return missing, mongoerr.New(mongoerr.FilterLimitNotPositive, "$filter: limit must be greater than 0: %d", n)
+					return missing, mongoerr.New(mongoerr.FilterLimitNotPositive, "$filter: limit must be greater than 0: %s", values.ValueString(lv))
 				}
 				limit = int64(n)
 			}
