@@ -19,13 +19,11 @@ func init() {
 		"$in": collated(func(coll *collation.Collator) opCompiler {
 			return binary(func(v, arr bson.RawValue) (bson.RawValue, error) { return evalIn(coll, v, arr) })
 		}),
-		"$concatArrays": associativeNary(0, -1, false, evalConcatArrays),
-		"$range":        nary(2, 3, evalRange),
-		"$reverseArray": unary(evalReverseArray),
-		"$slice":        nary(2, 3, evalSlice),
-		"$indexOfArray": collated(func(coll *collation.Collator) opCompiler {
-			return nary(2, 4, func(args []bson.RawValue) (bson.RawValue, error) { return evalIndexOfArray(coll, args) })
-		}),
+		"$concatArrays":    associativeNary(0, -1, false, evalConcatArrays),
+		"$range":           nary(2, 3, evalRange),
+		"$reverseArray":    unary(evalReverseArray),
+		"$slice":           nary(2, 3, evalSlice),
+		"$indexOfArray":    collated(compileIndexOfArray),
 		"$isArray":         unary(func(v bson.RawValue) (bson.RawValue, error) { return boolValue(v.Type == bson.TypeArray), nil }),
 		"$allElementsTrue": unary(elementsTrue("$allElementsTrue", mongoerr.AllElementsTrueArgumentNotArray, true)),
 		"$anyElementTrue":  unary(elementsTrue("$anyElementTrue", mongoerr.AnyElementTrueArgumentNotArray, false)),
@@ -249,6 +247,38 @@ func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
 		end = min(start+int(n), size)
 	}
 	return arrayValue(vals[start:end]), nil
+}
+
+// compileIndexOfArray builds $indexOfArray as MongoDB's
+// ExpressionIndexOfArray::optimize leaves it: all operands constant, it
+// folds; a constant array operand with others that are not is checked once,
+// when compiled: nullish, the expression is null whatever the others hold,
+// and not an array, it is refused (50809) whatever the documents. Where
+// folds are deferred (a validator) MongoDB does not optimize, and the array
+// is checked when evaluated (40090).
+func compileIndexOfArray(coll *collation.Collator) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.argList(v, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := arity(name, len(args), 2, 4); err != nil {
+			return nil, err
+		}
+		if arr := args[0]; arr.constant && !c.deferFolds {
+			switch {
+			case isNullish(arr.value):
+				return constExpr(nullValue), nil
+			case arr.value.Type != bson.TypeArray:
+				for _, a := range args[1:] {
+					if !a.constant {
+						return nil, mongoerr.New(mongoerr.IndexOfArrayConstFirstNotArray, "First operand of $indexOfArray must be an array. First argument is of type: %s", typeName(arr.value))
+					}
+				}
+			}
+		}
+		return c.foldNary(args, func(vals []bson.RawValue) (bson.RawValue, error) { return evalIndexOfArray(coll, vals) })
+	}
 }
 
 // evalIndexOfArray is $indexOfArray: [array, value, start, end] → the first

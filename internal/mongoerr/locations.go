@@ -617,6 +617,9 @@ const (
 	InArgumentNotArray Code = 40081
 	// IndexOfArrayFirstNotArray: an $indexOfArray first argument that is not an array (or null).
 	IndexOfArrayFirstNotArray Code = 40090
+	// IndexOfArrayConstFirstNotArray: an $indexOfArray constant first operand that is
+	// not an array, refused when the expression is optimized.
+	IndexOfArrayConstFirstNotArray Code = 50809
 	// IndexOfStartNotIntegral: an $indexOf* start or end index that is not integral.
 	IndexOfStartNotIntegral Code = 40096
 	// IndexOfStartNegative: an $indexOf* start or end index that is negative.
