@@ -28,10 +28,14 @@ func init() {
 		"$allElementsTrue": unary(elementsTrue("$allElementsTrue", mongoerr.AllElementsTrueArgumentNotArray, true)),
 		"$anyElementTrue":  unary(elementsTrue("$anyElementTrue", mongoerr.AnyElementTrueArgumentNotArray, false)),
 		"$setUnion": collated(func(coll *collation.Collator) opCompiler {
-			return associativeNary(0, -1, true, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetUnion(coll, args) })
+			return associativeNary(0, -1, true, func(n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
+				return evalSetUnion(coll, n, at)
+			})
 		}),
 		"$setIntersection": collated(func(coll *collation.Collator) opCompiler {
-			return associativeNary(0, -1, true, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetIntersection(coll, args) })
+			return associativeNary(0, -1, true, func(n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
+				return evalSetIntersection(coll, n, at)
+			})
 		}),
 		"$setDifference": collated(func(coll *collation.Collator) opCompiler {
 			return binary(func(a, b bson.RawValue) (bson.RawValue, error) { return evalSetDifference(coll, a, b) })
@@ -123,11 +127,16 @@ func evalIn(coll *collation.Collator, v, arr bson.RawValue) (bson.RawValue, erro
 	}
 }
 
-// evalConcatArrays is $concatArrays: null if any operand is null or missing;
-// other non-arrays are error 28664.
-func evalConcatArrays(args []bson.RawValue) (bson.RawValue, error) {
+// evalConcatArrays is $concatArrays: the operands' elements in turn, null at
+// the first null or missing operand, 28664 at the first other non-array;
+// operands after it are not evaluated.
+func evalConcatArrays(n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
 	var out []bson.RawValue
-	for _, a := range args {
+	for i := range n {
+		a, err := at(i)
+		if err != nil {
+			return missing, err
+		}
 		if isNullish(a) {
 			return nullValue, nil
 		}
@@ -367,10 +376,15 @@ func (s valueSet) sorted() bson.RawValue {
 }
 
 // evalSetUnion is $setUnion: the distinct elements of all operand arrays;
-// null if any operand is null or missing.
-func evalSetUnion(coll *collation.Collator, args []bson.RawValue) (bson.RawValue, error) {
+// null at the first null or missing operand, 17043 at the first other
+// non-array; operands after it are not evaluated.
+func evalSetUnion(coll *collation.Collator, n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
 	s := newSet(coll)
-	for _, a := range args {
+	for i := range n {
+		a, err := at(i)
+		if err != nil {
+			return missing, err
+		}
 		if isNullish(a) {
 			return nullValue, nil
 		}
@@ -390,9 +404,13 @@ func evalSetUnion(coll *collation.Collator, args []bson.RawValue) (bson.RawValue
 // equal elements the result holds the smaller set's: each step keeps the
 // elements of the smaller of the intersection so far and the next operand's
 // set (the former when they are as large).
-func evalSetIntersection(coll *collation.Collator, args []bson.RawValue) (bson.RawValue, error) {
+func evalSetIntersection(coll *collation.Collator, n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
 	acc := newSet(coll)
-	for i, a := range args {
+	for i := range n {
+		a, err := at(i)
+		if err != nil {
+			return missing, err
+		}
 		if isNullish(a) {
 			return nullValue, nil
 		}

@@ -476,7 +476,7 @@ func nary(min, max int, fn naryFn) opCompiler {
 // operands (max < 0: no limit) that MongoDB declares associative
 // (Expression::isAssociative), and commutative when commutative is set,
 // whose constant operands it folds as foldAssociative says.
-func associativeNary(min, max int, commutative bool, fn naryFn) opCompiler {
+func associativeNary(min, max int, commutative bool, fn operandFn) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		args, err := c.argList(v, s)
 		if err != nil {
@@ -501,14 +501,14 @@ func associativeNary(min, max int, commutative bool, fn naryFn) opCompiler {
 // deferred MongoDB does not optimize, and the operands stay as written.
 // Flattening a nested operand of the same operator, which optimize also
 // does, is not modelled.
-func (c *compiler) foldAssociative(args []*Expr, commutative bool, fn naryFn) (*Expr, error) {
+func (c *compiler) foldAssociative(args []*Expr, commutative bool, fn operandFn) (*Expr, error) {
 	if c.deferFolds {
-		return c.foldNary(args, fn)
+		return c.foldOperands(args, fn)
 	}
 	var out, run []*Expr
 	flush := func() error {
 		if len(run) > 1 {
-			k, err := c.foldNary(run, fn)
+			k, err := c.foldOperands(run, fn)
 			if err != nil {
 				return err
 			}
@@ -531,12 +531,27 @@ func (c *compiler) foldAssociative(args []*Expr, commutative bool, fn naryFn) (*
 		out = append(out, a)
 	}
 	if len(out) == 0 {
-		return c.foldNary(args, fn)
+		return c.foldOperands(args, fn)
 	}
 	if err := flush(); err != nil {
 		return nil, err
 	}
-	return c.foldNary(out, fn)
+	return c.foldOperands(out, fn)
+}
+
+// operandFn computes an operator's result from its n operands, evaluating
+// operand i only when it calls at(i): as MongoDB's evaluate of such an
+// operator meets them in turn, an operand after the one that decides the
+// result (a null one, one of the wrong type) is never evaluated, and its
+// own errors do not happen.
+type operandFn func(n int, at func(i int) (bson.RawValue, error)) (bson.RawValue, error)
+
+// foldOperands builds the expression computing fn over args, each
+// evaluated when fn asks for it.
+func (c *compiler) foldOperands(args []*Expr, fn operandFn) (*Expr, error) {
+	return c.fold(args, func(st *state) (bson.RawValue, error) {
+		return fn(len(args), func(i int) (bson.RawValue, error) { return args[i].eval(st) })
+	})
 }
 
 // foldNary builds the expression computing fn over the values of args.
