@@ -485,7 +485,7 @@ func associativeNary(min, max int, commutative bool, fn operandFn) opCompiler {
 		if err := arity(name, len(args), min, max); err != nil {
 			return nil, err
 		}
-		return c.foldAssociative(args, commutative, fn)
+		return c.foldAssociative(name, args, commutative, fn)
 	}
 }
 
@@ -499,11 +499,26 @@ func associativeNary(min, max int, commutative bool, fn operandFn) opCompiler {
 // operands decides whether a null operand or one of the wrong type
 // answers. All constant, the operator folds as any other; where folds are
 // deferred MongoDB does not optimize, and the operands stay as written.
-// Flattening a nested operand of the same operator, which optimize also
-// does, is not modelled.
-func (c *compiler) foldAssociative(args []*Expr, commutative bool, fn operandFn) (*Expr, error) {
+// An operand that is the same operator, not constant, gives its own
+// operands in its place first (A, op(B, C) is A, B, C), as optimize
+// flattens it; the result records its operator and operands for that.
+func (c *compiler) foldAssociative(name string, args []*Expr, commutative bool, fn operandFn) (*Expr, error) {
 	if c.deferFolds {
 		return c.foldOperands(args, fn)
+	}
+	var flat []*Expr
+	for i, a := range args {
+		if a.op == name && !a.constant {
+			if flat == nil {
+				flat = append(flat, args[:i]...)
+			}
+			flat = append(flat, a.operands...)
+		} else if flat != nil {
+			flat = append(flat, a)
+		}
+	}
+	if flat != nil {
+		args = flat
 	}
 	var out, run []*Expr
 	flush := func() error {
@@ -536,7 +551,12 @@ func (c *compiler) foldAssociative(args []*Expr, commutative bool, fn operandFn)
 	if err := flush(); err != nil {
 		return nil, err
 	}
-	return c.foldOperands(out, fn)
+	e, err := c.foldOperands(out, fn)
+	if err != nil {
+		return nil, err
+	}
+	e.op, e.operands = name, out
+	return e, nil
 }
 
 // operandFn computes an operator's result from its n operands, evaluating

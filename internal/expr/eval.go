@@ -71,6 +71,11 @@ type Expr struct {
 	// slots is the number of variable slots an evaluation needs (root
 	// expressions only).
 	slots int
+	// op and operands are set on an associative operator that is not
+	// constant (foldAssociative): an operand of the same operator is
+	// replaced by these operands.
+	op       string
+	operands []*Expr
 }
 
 // Eval evaluates e with $$ROOT = $$CURRENT = doc. A missing result is the
