@@ -22,7 +22,7 @@ func init() {
 		"$concatArrays":    associativeNary(0, -1, false, evalConcatArrays),
 		"$range":           nary(2, 3, evalRange),
 		"$reverseArray":    unary(evalReverseArray),
-		"$slice":           nary(2, 3, evalSlice),
+		"$slice":           operands(2, 3, evalSlice),
 		"$indexOfArray":    collated(compileIndexOfArray),
 		"$isArray":         unary(func(v bson.RawValue) (bson.RawValue, error) { return boolValue(v.Type == bson.TypeArray), nil }),
 		"$allElementsTrue": unary(elementsTrue("$allElementsTrue", mongoerr.AllElementsTrueArgumentNotArray, true)),
@@ -210,8 +210,17 @@ func evalReverseArray(v bson.RawValue) (bson.RawValue, error) {
 // evalSlice is $slice: [array, n] (the first n, or the last -n) or [array,
 // position, n] (n from position, negative positions counting from the end).
 // As MongoDB's ExpressionSlice::evaluate, a null array or second operand
-// answers null before either is checked, and a null n only once they pass.
-func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
+// answers null before either is checked, and n is evaluated, and a null n
+// answers null, only once they pass.
+func evalSlice(n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
+	var args [3]bson.RawValue
+	for i := range 2 {
+		v, err := at(i)
+		if err != nil {
+			return missing, err
+		}
+		args[i] = v
+	}
 	if isNullish(args[0]) || isNullish(args[1]) {
 		return nullValue, nil
 	}
@@ -228,14 +237,18 @@ func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
 	vals := elems(args[0])
 	size := len(vals)
 	var start, end int
-	if len(args) == 2 {
+	if n == 2 {
 		if second >= 0 {
 			start, end = 0, min(int(second), size)
 		} else {
 			start, end = max(size+int(second), 0), size
 		}
 	} else {
-		if isNullish(args[2]) {
+		v, err := at(2)
+		if err != nil {
+			return missing, err
+		}
+		if args[2] = v; isNullish(v) {
 			return nullValue, nil
 		}
 		if !isNumber(args[2]) {
@@ -286,21 +299,35 @@ func compileIndexOfArray(coll *collation.Collator) opCompiler {
 				}
 			}
 		}
-		return c.foldNary(args, func(vals []bson.RawValue) (bson.RawValue, error) { return evalIndexOfArray(coll, vals) })
+		return c.foldOperands(args, func(n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
+			return evalIndexOfArray(coll, n, at)
+		})
 	}
 }
 
 // evalIndexOfArray is $indexOfArray: [array, value, start, end] → the first
 // index of an element equal to value, or -1.
-func evalIndexOfArray(coll *collation.Collator, args []bson.RawValue) (bson.RawValue, error) {
-	if isNullish(args[0]) {
-		return nullValue, nil
-	}
-	if args[0].Type != bson.TypeArray {
-		return missing, mongoerr.New(mongoerr.IndexOfArrayFirstNotArray, "$indexOfArray requires an array as a first argument, found: %s", typeName(args[0]))
+func evalIndexOfArray(coll *collation.Collator, n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
+	var args [4]bson.RawValue
+	for i := range n {
+		v, err := at(i)
+		if err != nil {
+			return missing, err
+		}
+		args[i] = v
+		if i > 0 {
+			continue
+		}
+		// The array is checked before the other operands are evaluated.
+		if isNullish(v) {
+			return nullValue, nil
+		}
+		if v.Type != bson.TypeArray {
+			return missing, mongoerr.New(mongoerr.IndexOfArrayFirstNotArray, "$indexOfArray requires an array as a first argument, found: %s", typeName(v))
+		}
 	}
 	vals := elems(args[0])
-	start, end, err := indexBounds("$indexOfArray", args, len(vals))
+	start, end, err := indexBounds("$indexOfArray", args[:n], len(vals))
 	if err != nil || start < 0 {
 		return values.Int32Value(-1), err
 	}

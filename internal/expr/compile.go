@@ -574,6 +574,21 @@ func (c *compiler) foldOperands(args []*Expr, fn operandFn) (*Expr, error) {
 	})
 }
 
+// operands registers an operator taking between min and max operands (max
+// < 0: no limit) that reads them as fn asks for them (see operandFn).
+func operands(min, max int, fn operandFn) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.argList(v, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := arity(name, len(args), min, max); err != nil {
+			return nil, err
+		}
+		return c.foldOperands(args, fn)
+	}
+}
+
 // foldNary builds the expression computing fn over the values of args.
 func (c *compiler) foldNary(args []*Expr, fn naryFn) (*Expr, error) {
 	return c.fold(args, func(st *state) (bson.RawValue, error) {
