@@ -497,36 +497,41 @@ func compileSetEquals(coll *collation.Collator) opCompiler {
 		if len(args) < 2 {
 			return nil, mongoerr.New(mongoerr.SetEqualsTooFewArguments, "$setEquals needs at least two arguments had: %d", len(args))
 		}
-		return c.foldNary(args, func(vals []bson.RawValue) (bson.RawValue, error) { return evalSetEquals(coll, vals) })
+		return c.foldOperands(args, func(n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
+			return evalSetEquals(coll, n, at)
+		})
 	}
 }
 
 // evalSetEquals is $setEquals: whether all operand arrays hold the same
-// distinct elements.
-func evalSetEquals(coll *collation.Collator, args []bson.RawValue) (bson.RawValue, error) {
+// distinct elements. As MongoDB's ExpressionSetEquals::evaluate, each
+// operand is evaluated and checked (17044) in turn, and the answer is false
+// as soon as one differs from the first, the rest not evaluated.
+func evalSetEquals(coll *collation.Collator, n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error) {
 	var first valueSet
-	for _, a := range args {
+	for i := range n {
+		a, err := at(i)
+		if err != nil {
+			return missing, err
+		}
 		if a.Type != bson.TypeArray {
 			return missing, mongoerr.New(mongoerr.SetEqualsArgumentNotArray, "All operands of $setEquals must be arrays. One argument is of type: %s", typeName(a))
 		}
-	}
-	equal := true
-	for i, a := range args {
 		s := setOf(coll, a)
 		if i == 0 {
 			first = s
 			continue
 		}
 		if len(s.m) != len(first.m) {
-			equal = false
+			return falseVal, nil
 		}
 		for k := range s.m {
 			if _, ok := first.m[k]; !ok {
-				equal = false
+				return falseVal, nil
 			}
 		}
 	}
-	return boolValue(equal), nil
+	return trueValue, nil
 }
 
 // compileSetIsSubset builds $setIsSubset as MongoDB's
