@@ -364,7 +364,11 @@ func (s *densifyStage) checkType(v bson.RawValue) error {
 	return nil
 }
 
-// partitionOf is the key and the fields of doc's partition.
+// partitionOf is the key and the fields of doc's partition. As MongoDB's
+// partition key, the object expression {<field>: "$<field>"}
+// (DocumentSourceInternalDensify::initializeState), whose value leaves a
+// missing field out, a missing field is not null: {} and {p: null} are
+// two partitions.
 func (s *densifyStage) partitionOf(doc bson.Raw, coll *collation.Collator) (string, []field) {
 	if len(s.partitions) == 0 {
 		return "", nil
@@ -373,18 +377,29 @@ func (s *densifyStage) partitionOf(doc bson.Raw, coll *collation.Collator) (stri
 	fs := make([]field, len(s.partitions))
 	for i, p := range s.partitions {
 		v := lookupPath(doc, splitPath(p))
-		key = coll.AppendValueKey(key, nullIfMissing(v))
+		if v.Type == 0 {
+			key = append(key, 0)
+		} else {
+			key = coll.AppendValueKey(append(key, 1), v)
+		}
 		fs[i] = field{p, v}
 	}
 	return string(key), fs
 }
 
-// generate is a new document of partition p with the field at v.
+// generate is a new document of partition p with the field at v: the
+// partition key's value, then the field. A missing partition field is left
+// out, but the objects of its path are there, as the nested object
+// expression MongoDB evaluates makes them: "x.p" missing gives {x: {}}.
 func (s *densifyStage) generate(p *densifyPartition, v bson.RawValue) bson.Raw {
 	d := bson.Raw(emptyDoc)
 	for _, f := range p.fields {
-		if f.val.Type != 0 {
-			d = setPath(d, splitPath(f.key), f.val)
+		path := splitPath(f.key)
+		switch {
+		case f.val.Type != 0:
+			d = setPath(d, path, f.val)
+		case len(path) > 1 && lookupPath(d, path[:len(path)-1]).Type == 0:
+			d = setPath(d, path[:len(path)-1], docValue(emptyDoc))
 		}
 	}
 	return setPath(d, s.field, v)
