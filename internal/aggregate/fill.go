@@ -1,6 +1,8 @@
 package aggregate
 
 import (
+	"strconv"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/expr"
@@ -15,26 +17,45 @@ func (p *parser) parseFill(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The $fill stage specification must be an object, found %s", typeName(arg))
 	}
+	// As MongoDB's FillSpec::parse (IDL), every field is read and checked
+	// in order before anything else: an unknown, repeated or mistyped
+	// field fails first, whatever the outputs are, then a missing output.
 	var output, partitionBy, partitionByFields, sortBy bson.RawValue
 	for _, f := range fieldsOf(arg.Value) {
+		var dst *bson.RawValue
 		switch f.key {
 		case "output":
-			output = f.val
+			dst = &output
 		case "partitionBy":
-			partitionBy = f.val
+			dst = &partitionBy
 		case "partitionByFields":
-			partitionByFields = f.val
+			dst = &partitionByFields
 		case "sortBy":
-			sortBy = f.val
+			dst = &sortBy
 		default:
 			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$fill.%s' is an unknown field.", f.key)
 		}
+		if dst.Type != 0 {
+			return nil, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '$fill.%s' is a duplicate field", f.key)
+		}
+		switch {
+		case f.key == "partitionBy" && f.val.Type != bson.TypeString && f.val.Type != bson.TypeEmbeddedDocument:
+			return nil, mongoerr.WrongTypes("$fill.partitionBy", typeName(f.val), "string", "object")
+		case f.key == "partitionByFields" && f.val.Type != bson.TypeArray:
+			return nil, mongoerr.WrongType("$fill.partitionByFields", typeName(f.val), "array")
+		case f.key == "partitionByFields":
+			for i, v := range arrayValues(f.val) {
+				if v.Type != bson.TypeString {
+					return nil, mongoerr.WrongType("$fill.partitionByFields."+strconv.Itoa(i), typeName(v), "string")
+				}
+			}
+		case f.key != "partitionBy" && f.val.Type != bson.TypeEmbeddedDocument: // output, sortBy
+			return nil, mongoerr.WrongType("$fill."+f.key, typeName(f.val), "object")
+		}
+		*dst = f.val
 	}
 	if output.Type == 0 {
 		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$fill.output' is missing but a required field")
-	}
-	if output.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$fill.output' is the wrong type '%s', expected type 'object'", typeName(output))
 	}
 	outs := fieldsOf(output.Value)
 	if len(outs) == 0 {
@@ -47,17 +68,22 @@ func (p *parser) parseFill(arg bson.RawValue) (stage, error) {
 		}
 		var method, value bson.RawValue
 		for _, f := range fieldsOf(o.val.Value) {
+			var dst *bson.RawValue
 			switch f.key {
 			case "method":
-				if f.val.Type != bson.TypeString {
-					return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$fill.method' is the wrong type '%s', expected type 'string'", typeName(f.val))
-				}
-				method = f.val
+				dst = &method
 			case "value":
-				value = f.val
+				dst = &value
 			default:
 				return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$fill.%s' is an unknown field.", f.key)
 			}
+			if dst.Type != 0 {
+				return nil, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '$fill.%s' is a duplicate field", f.key)
+			}
+			if f.key == "method" && f.val.Type != bson.TypeString {
+				return nil, mongoerr.WrongType("$fill.method", typeName(f.val), "string")
+			}
+			*dst = f.val
 		}
 		ref := stringValue("$" + o.key)
 		switch {
@@ -91,19 +117,10 @@ func (p *parser) parseFill(arg bson.RawValue) (stage, error) {
 		}
 		switch {
 		case partitionBy.Type != 0:
-			if partitionBy.Type != bson.TypeString && partitionBy.Type != bson.TypeEmbeddedDocument {
-				return nil, mongoerr.WrongTypes("$fill.partitionBy", typeName(partitionBy), "string", "object")
-			}
 			spec = append(spec, field{"partitionBy", partitionBy})
 		case partitionByFields.Type != 0:
-			if partitionByFields.Type != bson.TypeArray {
-				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$fill.partitionByFields' is the wrong type '%s', expected type 'array'", typeName(partitionByFields))
-			}
 			var keys []field
 			for _, v := range arrayValues(partitionByFields) {
-				if v.Type != bson.TypeString {
-					return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$fill.partitionByFields' is the wrong type '%s', expected type 'string'", typeName(v))
-				}
 				// each becomes a field of the partitionBy object
 				if err := expr.ValidFieldName(v.StringValue()); err != nil {
 					return nil, err

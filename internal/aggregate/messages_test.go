@@ -30,6 +30,15 @@ func TestStageMessages(t *testing.T) {
 			"BSON field '$collStats.storageStats.scale' is the wrong type 'object', expected types '[long, int, decimal, double']"},
 		{"fill partitionBy a number", `[{"$fill": {"sortBy": {"_id": 1}, "partitionBy": 1, "output": {"a": {"method": "locf"}}}}]`, "", 14,
 			"BSON field '$fill.partitionBy' is the wrong type 'int', expected types '[string, object']"},
+		// FillSpec::parse (IDL) checks every field before the outputs
+		// are read: a mistyped sortBy is $fill's, even when a method
+		// makes a $setWindowFields of it
+		{"fill sortBy a string", `[{"$fill": {"sortBy": "x", "output": {"a": {"method": "locf"}}}}]`, "", 14,
+			"BSON field '$fill.sortBy' is the wrong type 'string', expected type 'object'"},
+		{"fill partitionByFields holding a number", `[{"$fill": {"partitionByFields": ["a", 5], "output": {"a": {"value": 1}}}}]`, "", 14,
+			"BSON field '$fill.partitionByFields.1' is the wrong type 'int', expected type 'string'"},
+		{"fill sortBy twice", `[{"$fill": {"sortBy": {"a": 1}, "sortBy": "x", "output": {"a": {"value": 1}}}}]`, "", 40413,
+			"BSON field '$fill.sortBy' is a duplicate field"},
 		// RangeSpec.step: a numeric IDL field (densify/libs/parse_util.js)
 		{"densify step a string", `[{"$densify": {"field": "a", "range": {"step": "invalid", "bounds": "full"}}}]`, "", 14,
 			"BSON field '$densify.range.step' is the wrong type 'string', expected types '[long, int, decimal, double']"},
