@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -43,47 +44,65 @@ func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The $densify stage specification must be an object, found %s", typeName(arg))
 	}
+	// As MongoDB's DensifySpec::parse (IDL), every field, the range's
+	// too, is read and checked in order: an unknown, repeated or mistyped
+	// field fails first, then a missing one, and only then the range's
+	// values (RangeStatement::parse) and the paths.
 	s := &densifyStage{}
-	var rng, fieldArg, parts bson.RawValue
+	var rng, fieldArg, parts, bounds bson.RawValue
 	for _, f := range fieldsOf(arg.Value) {
+		var dst *bson.RawValue
 		switch f.key {
 		case "field":
-			fieldArg = f.val
+			dst = &fieldArg
 		case "partitionByFields":
-			parts = f.val
+			dst = &parts
 		case "range":
-			rng = f.val
+			dst = &rng
 		default:
 			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$densify.%s' is an unknown field.", f.key)
 		}
+		if dst.Type != 0 {
+			return nil, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '$densify.%s' is a duplicate field", f.key)
+		}
+		switch f.key {
+		case "field":
+			if f.val.Type != bson.TypeString {
+				return nil, mongoerr.WrongType("$densify.field", typeName(f.val), "string")
+			}
+		case "partitionByFields":
+			if f.val.Type != bson.TypeArray {
+				return nil, mongoerr.WrongType("$densify.partitionByFields", typeName(f.val), "array")
+			}
+			for i, v := range arrayValues(f.val) {
+				if v.Type != bson.TypeString {
+					return nil, mongoerr.WrongType("$densify.partitionByFields."+strconv.Itoa(i), typeName(v), "string")
+				}
+				s.partitions = append(s.partitions, v.StringValue())
+			}
+		case "range":
+			if f.val.Type != bson.TypeEmbeddedDocument {
+				return nil, mongoerr.WrongType("$densify.range", typeName(f.val), "object")
+			}
+			var err error
+			if bounds, err = s.readRange(f.val); err != nil {
+				return nil, err
+			}
+		}
+		*dst = f.val
 	}
 	for _, req := range []struct {
 		name string
 		v    bson.RawValue
-		t    bson.Type
-	}{{"field", fieldArg, bson.TypeString}, {"range", rng, bson.TypeEmbeddedDocument}} {
+	}{{"field", fieldArg}, {"range", rng}} {
 		if req.v.Type == 0 {
 			return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$densify.%s' is missing but a required field", req.name)
 		}
-		if req.v.Type != req.t {
-			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.%s' is the wrong type '%s', expected type '%s'", req.name, typeName(req.v), values.TypeName(req.t))
-		}
 	}
 	s.fieldName = fieldArg.StringValue()
-	if parts.Type != 0 {
-		if parts.Type != bson.TypeArray {
-			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.partitionByFields' is the wrong type '%s', expected type 'array'", typeName(parts))
-		}
-		for _, v := range arrayValues(parts) {
-			if v.Type != bson.TypeString {
-				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.partitionByFields' is the wrong type '%s', expected type 'string'", typeName(v))
-			}
-			s.partitions = append(s.partitions, v.StringValue())
-		}
-	}
 	// As MongoDB: the range first (RangeStatement::parse), then the
 	// partition fields' and the field's paths (FieldPath).
-	if err := s.parseRange(rng); err != nil {
+	if err := s.checkRange(bounds); err != nil {
 		return nil, err
 	}
 	for _, part := range s.partitions {
@@ -115,35 +134,52 @@ func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 	return s, nil
 }
 
-func (s *densifyStage) parseRange(rng bson.RawValue) error {
-	var bounds bson.RawValue
+// readRange reads the range as MongoDB's RangeSpec (IDL): step, a
+// number, unit, a string, and bounds, any value, each once; step and
+// bounds required. It returns bounds.
+func (s *densifyStage) readRange(rng bson.RawValue) (bson.RawValue, error) {
+	var step, unit, bounds bson.RawValue
 	for _, f := range fieldsOf(rng.Value) {
+		var dst *bson.RawValue
 		switch f.key {
 		case "step":
-			s.step = f.val
+			dst = &step
 		case "unit":
-			if f.val.Type != bson.TypeString {
-				return mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.range.unit' is the wrong type '%s', expected type 'string'", typeName(f.val))
-			}
-			s.unit = f.val.StringValue()
+			dst = &unit
 		case "bounds":
-			bounds = f.val
+			dst = &bounds
 		default:
-			return mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$densify.range.%s' is an unknown field.", f.key)
+			return bounds, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$densify.range.%s' is an unknown field.", f.key)
+		}
+		if dst.Type != 0 {
+			return bounds, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '$densify.range.%s' is a duplicate field", f.key)
+		}
+		switch {
+		case f.key == "step" && !values.IsNumber(f.val.Type):
+			return bounds, mongoerr.WrongNumberType("$densify.range.step", typeName(f.val))
+		case f.key == "unit" && f.val.Type != bson.TypeString:
+			return bounds, mongoerr.WrongType("$densify.range.unit", typeName(f.val), "string")
+		}
+		*dst = f.val
+	}
+	for _, req := range []struct {
+		name string
+		v    bson.RawValue
+	}{{"step", step}, {"bounds", bounds}} {
+		if req.v.Type == 0 {
+			return bounds, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$densify.range.%s' is missing but a required field", req.name)
 		}
 	}
-	if s.step.Type == 0 || bounds.Type == 0 {
-		missingName := "step"
-		if s.step.Type != 0 {
-			missingName = "bounds"
-		}
-		return mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$densify.range.%s' is missing but a required field", missingName)
+	s.step = step
+	if unit.Type != 0 {
+		s.unit = unit.StringValue()
 	}
-	// The IDL reads step as a numeric type (RangeSpec.step: numeric)
-	// before RangeStatement::parse checks its sign.
-	if !values.IsNumber(s.step.Type) {
-		return mongoerr.WrongNumberType("$densify.range.step", typeName(s.step))
-	}
+	return bounds, nil
+}
+
+// checkRange checks the range's values as MongoDB's RangeStatement::parse
+// does, once the spec is read, and sets the bounds.
+func (s *densifyStage) checkRange(bounds bson.RawValue) error {
 	if values.Compare(s.step, values.Int32Value(0)) <= 0 {
 		return mongoerr.New(mongoerr.DensifyStepNotPositive, "The step parameter in a range statement must be a strictly positive numeric value")
 	}

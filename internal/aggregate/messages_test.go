@@ -44,6 +44,12 @@ func TestStageMessages(t *testing.T) {
 			"BSON field '$densify.range.step' is the wrong type 'string', expected types '[long, int, decimal, double']"},
 		{"densify step null", `[{"$densify": {"field": "a", "range": {"step": null, "bounds": [0, 1]}}}]`, "", 14,
 			"BSON field '$densify.range.step' is the wrong type 'null', expected types '[long, int, decimal, double']"},
+		// DensifySpec.partitionByFields: an IDL array of strings, whose
+		// element path holds its index
+		{"densify partitionByFields holding a number", `[{"$densify": {"field": "a", "partitionByFields": ["p", 5], "range": {"step": 1, "bounds": "full"}}}]`, "", 14,
+			"BSON field '$densify.partitionByFields.1' is the wrong type 'int', expected type 'string'"},
+		{"densify range twice", `[{"$densify": {"field": "a", "range": {"step": 1, "bounds": "full"}, "range": {"step": 1, "bounds": "full"}}}]`, "", 40413,
+			"BSON field '$densify.range' is a duplicate field"},
 		// ExpressionLinearFill::parse, ExpressionFromLeftUnboundedWindowFunction
 		{"linearFill without sortBy", `[{"$setWindowFields": {"output": {"v": {"$linearFill": "$v"}}}}]`, "", 605001,
 			"$linearFill must be specified with a top level sortBy expression with exactly one element"},
