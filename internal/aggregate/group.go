@@ -641,48 +641,33 @@ func (p *parser) parseBucketAuto(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.BucketAutoSpecNotObject, "The argument to $bucketAuto must be an object, but found type: %s", typeName(arg))
 	}
+	// As DocumentSourceBucketAuto::createFromBson, each argument is
+	// checked where it stands, and the required ones after all of them.
 	s := &bucketAutoStage{}
-	var groupBy, buckets, output bson.RawValue
-	haveOutput := false
 	for _, f := range fieldsOf(arg.Value) {
+		var err error
 		switch f.key {
 		case "groupBy":
-			groupBy = f.val
+			s.groupBy, err = p.groupByExpr(f.val, mongoerr.BucketAutoGroupByInvalid, "$bucketAuto")
 		case "buckets":
-			buckets = f.val
+			s.buckets, err = bucketAutoBuckets(f.val)
 		case "output":
 			// An empty output counts, as no output does ($bucket's gives only _id).
-			output, haveOutput = f.val, f.val.Type != bson.TypeEmbeddedDocument || len(fieldsOf(f.val.Value)) > 0
+			s.accs, err = p.parseOutput(f.val, f.val.Type != bson.TypeEmbeddedDocument || len(fieldsOf(f.val.Value)) > 0, mongoerr.BucketAutoOutputNotObject, "$bucketAuto")
 		case "granularity":
-			g, err := parseGranularity(f.val)
-			if err != nil {
-				return nil, err
-			}
-			s.granularity = g
+			s.granularity, err = parseGranularity(f.val)
 		default:
-			return nil, mongoerr.New(mongoerr.BucketAutoUnknownOption, "Unrecognized option to $bucketAuto: %s", f.key)
+			err = mongoerr.New(mongoerr.BucketAutoUnknownOption, "Unrecognized option to $bucketAuto: %s", f.key)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	if groupBy.Type == 0 || buckets.Type == 0 {
+	if s.groupBy == nil || s.buckets == 0 {
 		return nil, mongoerr.New(mongoerr.BucketAutoMissingRequired, "$bucketAuto requires 'groupBy' and 'buckets' to be specified")
 	}
-	var err error
-	if s.groupBy, err = p.groupByExpr(groupBy, mongoerr.BucketAutoGroupByInvalid, "$bucketAuto"); err != nil {
-		return nil, err
-	}
-	if !values.IsNumber(buckets.Type) {
-		return nil, mongoerr.New(mongoerr.BucketAutoBucketsNotNumber, "The $bucketAuto 'buckets' field must be a numeric value, but found type: %s", typeName(buckets))
-	}
-	n, ok := values.Int64(buckets)
-	if !ok || n > math.MaxInt32 {
-		return nil, mongoerr.New(mongoerr.BucketAutoBucketsNotInt32, "The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found %s", buckets)
-	}
-	if n <= 0 {
-		return nil, mongoerr.New(mongoerr.BucketAutoBucketsNotPositive, "The $bucketAuto 'buckets' field must be greater than 0, but found: %d", n)
-	}
-	s.buckets = n
-	if s.accs, err = p.parseOutput(output, haveOutput, mongoerr.BucketAutoOutputNotObject, "$bucketAuto"); err != nil {
-		return nil, err
+	if s.accs == nil {
+		s.accs, _ = p.parseOutput(bson.RawValue{}, false, mongoerr.BucketAutoOutputNotObject, "$bucketAuto")
 	}
 	// A bucket has no group key for an initializer to read: MongoDB
 	// requires it constant.
@@ -692,6 +677,24 @@ func (p *parser) parseBucketAuto(arg bson.RawValue) (stage, error) {
 		}
 	}
 	return s, nil
+}
+
+// bucketAutoBuckets reads $bucketAuto's buckets: a number (40241) that
+// is a whole 32-bit integer (40242, Value::integral; the message shows the
+// number as a double, as MongoDB streams coerceToDouble) above 0 (40243).
+func bucketAutoBuckets(v bson.RawValue) (int64, error) {
+	if !values.IsNumber(v.Type) {
+		return 0, mongoerr.New(mongoerr.BucketAutoBucketsNotNumber, "The $bucketAuto 'buckets' field must be a numeric value, but found type: %s", typeName(v))
+	}
+	n, ok := values.Int64(v)
+	if !ok || n > math.MaxInt32 || n < math.MinInt32 {
+		f, _ := values.Float64(v)
+		return 0, mongoerr.New(mongoerr.BucketAutoBucketsNotInt32, "The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found %s", values.ValueString(values.DoubleValue(f)))
+	}
+	if n <= 0 {
+		return 0, mongoerr.New(mongoerr.BucketAutoBucketsNotPositive, "The $bucketAuto 'buckets' field must be greater than 0, but found: %d", n)
+	}
+	return n, nil
 }
 
 func (s *bucketAutoStage) run(in Source, rt *runtime) Source {

@@ -97,6 +97,14 @@ func TestStageMessages(t *testing.T) {
 			"The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: \"a\""},
 		{"bucketAuto unknown option", `[{"$bucketAuto": {"groupBy": "$a", "buckets": 2, "x": 1}}]`, "", 40245,
 			"Unrecognized option to $bucketAuto: x"},
+		// DocumentSourceBucketAuto::createFromBson streams
+		// coerceToDouble() of a buckets that is not a 32-bit integer: %g
+		{"bucketAuto buckets a fraction", `[{"$bucketAuto": {"groupBy": "$a", "buckets": 1.5}}]`, "", 40242,
+			"The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found 1.5"},
+		{"bucketAuto buckets a long past 32 bits", `[{"$bucketAuto": {"groupBy": "$a", "buckets": {"$numberLong": "1099511627776"}}}]`, "", 40242,
+			"The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found 1.09951e+12"},
+		{"bucketAuto buckets NaN", `[{"$bucketAuto": {"groupBy": "$a", "buckets": {"$numberDouble": "NaN"}}}]`, "", 40242,
+			"The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found nan"},
 		{"bucket unknown option", `[{"$bucket": {"groupBy": "$a", "boundaries": [0, 5], "x": 1}}]`, "", 40197,
 			"Unrecognized option to $bucket: x."},
 		// ReplaceRootTransformation::applyTransformation, named by the stage
