@@ -87,7 +87,13 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 			s.restrict, s.restrictExpr = f.val.Document(), filter.UsesExpr()
 			continue
 		case "from", "as", "connectFromField", "connectToField", "depthField":
-			if f.val.Type != bson.TypeString {
+			// MongoDB lets an object through (for from's {db, coll}),
+			// then reads the others as strings: BSONElement::String's
+			// check fails on it.
+			switch {
+			case f.val.Type == bson.TypeEmbeddedDocument && f.key != "from":
+				return nil, mongoerr.New(mongoerr.BSONElementWrongType, "wrong type for field (%s) object != string", f.key)
+			case f.val.Type != bson.TypeString && f.val.Type != bson.TypeEmbeddedDocument:
 				return nil, mongoerr.New(mongoerr.GraphLookupArgNotString, "expected string as argument for %s, found: %s", f.key, typeName(f.val))
 			}
 		default:

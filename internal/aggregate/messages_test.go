@@ -97,6 +97,10 @@ func TestStageMessages(t *testing.T) {
 			"The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: \"a\""},
 		{"bucketAuto unknown option", `[{"$bucketAuto": {"groupBy": "$a", "buckets": 2, "x": 1}}]`, "", 40245,
 			"Unrecognized option to $bucketAuto: x"},
+		// DocumentSourceGraphLookUp::createFromBson lets an object pass
+		// its 40103 check, then BSONElement::String's chk fails on it
+		{"graphLookup connectToField an object", `[{"$graphLookup": {"from": "c", "startWith": 1, "connectFromField": "a", "connectToField": {}, "as": "o"}}]`, "", 13111,
+			"wrong type for field (connectToField) object != string"},
 		// DocumentSourceBucketAuto::createFromBson streams
 		// coerceToDouble() of a buckets that is not a 32-bit integer: %g
 		{"bucketAuto buckets a fraction", `[{"$bucketAuto": {"groupBy": "$a", "buckets": 1.5}}]`, "", 40242,

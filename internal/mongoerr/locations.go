@@ -1245,8 +1245,13 @@ const (
 	GraphLookupMaxDepthNegative Code = 40101
 	// GraphLookupMaxDepthNotIntegral: a maxDepth with a fraction.
 	GraphLookupMaxDepthNotIntegral Code = 40102
-	// GraphLookupArgNotString: from, as, connectFromField, connectToField or depthField not a string.
+	// GraphLookupArgNotString: from, as, connectFromField, connectToField or depthField
+	// neither a string nor an object.
 	GraphLookupArgNotString Code = 40103
+	// BSONElementWrongType: a BSON element read as a type it does not hold
+	// (BSONElement::chk), as $graphLookup reads an object as,
+	// connectFromField, connectToField or depthField as a string.
+	BSONElementWrongType Code = 13111
 	// GraphLookupUnknownArg: a $graphLookup argument it does not take.
 	GraphLookupUnknownArg Code = 40104
 	// GraphLookupMissingArg: from, as, startWith, connectFromField or connectToField missing.
