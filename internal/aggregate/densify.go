@@ -6,7 +6,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -29,11 +28,14 @@ type densifyStage struct {
 	field      []string
 	fieldName  string
 	partitions []string
-	step       bson.RawValue
-	unit       string
-	bounds     string // "full", "partition" or "" for explicit
-	lo, hi     bson.RawValue
-	sort       *query.Sort
+	// partExprs are the field paths "$<partition field>" whose values
+	// (through arrays, as an expression reads them) key a partition.
+	partExprs []*expr.Expr
+	step      bson.RawValue
+	unit      string
+	bounds    string // "full", "partition" or "" for explicit
+	lo, hi    bson.RawValue
+	sort      *query.Sort
 }
 
 // DefaultMaxDensifyDocs is the default of MongoDB's
@@ -109,6 +111,11 @@ func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 		if err := expr.CheckFieldPath(part); err != nil {
 			return nil, err
 		}
+		e, err := expr.Compile(stringValue("$"+part), p.scope)
+		if err != nil {
+			return nil, err
+		}
+		s.partExprs = append(s.partExprs, e)
 	}
 	if err := expr.CheckFieldPath(s.fieldName); err != nil {
 		return nil, err
@@ -318,7 +325,10 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 		if err := s.checkType(v); err != nil {
 			return err
 		}
-		pk, pfields := s.partitionOf(doc, rt.opts.Collator)
+		pk, pfields, err := s.partitionOf(doc, rt)
+		if err != nil {
+			return err
+		}
 		p := parts[pk]
 		if p == nil {
 			p = &densifyPartition{fields: pfields}
@@ -402,25 +412,29 @@ func (s *densifyStage) checkType(v bson.RawValue) error {
 
 // partitionOf is the key and the fields of doc's partition. As MongoDB's
 // partition key, the object expression {<field>: "$<field>"}
-// (DocumentSourceInternalDensify::initializeState), whose value leaves a
-// missing field out, a missing field is not null: {} and {p: null} are
-// two partitions.
-func (s *densifyStage) partitionOf(doc bson.Raw, coll *collation.Collator) (string, []field) {
+// (DocumentSourceInternalDensify::initializeState), each field is the
+// value of its field path, through arrays ("x.p" of {x: [{p: 1}]} is
+// [1]), and a missing one is left out, so that it is not null: {} and
+// {p: null} are two partitions.
+func (s *densifyStage) partitionOf(doc bson.Raw, rt *runtime) (string, []field, error) {
 	if len(s.partitions) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	var key []byte
 	fs := make([]field, len(s.partitions))
 	for i, p := range s.partitions {
-		v := lookupPath(doc, splitPath(p))
+		v, err := s.partExprs[i].Eval(rt.ectx, doc)
+		if err != nil {
+			return "", nil, err
+		}
 		if v.Type == 0 {
 			key = append(key, 0)
 		} else {
-			key = coll.AppendValueKey(append(key, 1), v)
+			key = rt.opts.Collator.AppendValueKey(append(key, 1), v)
 		}
 		fs[i] = field{p, v}
 	}
-	return string(key), fs
+	return string(key), fs, nil
 }
 
 // generate is a new document of partition p with the field at v: the
