@@ -291,6 +291,10 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 	}
 	parts := map[string]*densifyPartition{}
 	var order []string // partitions in order of appearance
+	// tableBytes is what the partition table holds: each partition's key,
+	// fields and value, which MongoDB's memory tracker counts against
+	// internalDocumentSourceDensifyMaxMemoryBytes (setPartitionValue).
+	tableBytes, maxTable := int64(0), rt.densifyMemoryLimit()
 	var first, last bson.RawValue
 	// fill emits the grid values of p below v (or up to v when inclusive).
 	fill := func(p *densifyPartition, v bson.RawValue, inclusive bool) error {
@@ -330,6 +334,15 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 			return err
 		}
 		p := parts[pk]
+		if p == nil && len(s.partitions) > 0 {
+			tableBytes += int64(len(pk) + len(v.Value))
+			for _, f := range pfields {
+				tableBytes += int64(len(f.key) + len(f.val.Value))
+			}
+			if tableBytes > maxTable {
+				return mongoerr.New(mongoerr.DensifyMemoryExceeded, "$densify exceeded memory limit of %d", maxTable)
+			}
+		}
 		if p == nil {
 			p = &densifyPartition{fields: pfields}
 			parts[pk] = p

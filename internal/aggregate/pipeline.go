@@ -154,6 +154,10 @@ type Options struct {
 	// hold instead (MongoDB's
 	// internalDocumentSourceSetWindowFieldsMaxMemoryBytes).
 	WindowMemoryLimit int64
+	// DensifyMemoryLimit, when positive, is what a $densify's partition
+	// table may hold instead (MongoDB's
+	// internalDocumentSourceDensifyMaxMemoryBytes).
+	DensifyMemoryLimit int64
 	// GroupMemoryLimit, when positive, is what a $group (and the stages
 	// MongoDB desugars to one: $bucket, $sortByCount, $count) may hold
 	// before spilling instead (MongoDB's
@@ -293,6 +297,11 @@ func (rt *runtime) facetBufferBytes() int64 {
 // in memory and its outputs.
 func (rt *runtime) windowMemoryLimit() int64 {
 	return orDefault(rt.opts.WindowMemoryLimit, rt.memoryLimit())
+}
+
+// densifyMemoryLimit is what one $densify's partition table may hold.
+func (rt *runtime) densifyMemoryLimit() int64 {
+	return orDefault(rt.opts.DensifyMemoryLimit, DefaultMemoryLimit)
 }
 
 // overMemory is the error of a blocking stage past its budget.

@@ -42,6 +42,7 @@ type stageCase struct {
 	MaxAddToSetBytes int64                 `bson:"maxAddToSetBytes"`
 	MaxTopNBytes     int64                 `bson:"maxTopNBytes"`
 	WindowMemory     int64                 `bson:"windowMemoryLimit"`
+	DensifyMemory    int64                 `bson:"densifyMemoryLimit"`
 	GroupMemory      int64                 `bson:"groupMemoryLimit"`
 	AllowDiskUse     bool                  `bson:"allowDiskUse"`
 	Collation        bson.Raw              `bson:"collation"`
@@ -125,7 +126,7 @@ func runCaseOn(c stageCase, coll string) ([]bson.Raw, *memEnv, error) {
 		env.views["test."+v.Name] = append(slices.Clone(under), v.Pipeline...)
 	}
 	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit, MaxDensifyDocs: c.MaxDensifyDocs,
-		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, MaxTopNBytes: c.MaxTopNBytes, WindowMemoryLimit: c.WindowMemory, GroupMemoryLimit: c.GroupMemory, AllowDiskUse: c.AllowDiskUse, FacetBufferBytes: c.FacetBuffer, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
+		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, MaxTopNBytes: c.MaxTopNBytes, WindowMemoryLimit: c.WindowMemory, DensifyMemoryLimit: c.DensifyMemory, GroupMemoryLimit: c.GroupMemory, AllowDiskUse: c.AllowDiskUse, FacetBufferBytes: c.FacetBuffer, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
 	if c.Collation != nil {
 		coll, err := collation.Parse(c.Collation)
 		if err != nil {

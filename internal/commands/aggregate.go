@@ -148,7 +148,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 			return ts, true, err
 		},
 		maxDensifyDocs: a.opts.MaxDensifyDocs, maxPushBytes: a.opts.MaxPushBytes, maxAddToSetBytes: a.opts.MaxAddToSetBytes,
-		maxTopNBytes: a.opts.MaxTopNBytes, maxWindowBytes: a.opts.WindowMemoryLimit, maxGroupBytes: a.opts.GroupMemoryLimit,
+		maxTopNBytes: a.opts.MaxTopNBytes, maxWindowBytes: a.opts.WindowMemoryLimit, maxDensifyBytes: a.opts.DensifyMemoryLimit, maxGroupBytes: a.opts.GroupMemoryLimit,
 		maxLookupBytes: a.opts.LookupMaxBytes, maxFacetBytes: a.opts.FacetMaxOutputBytes, facetBufferBytes: a.opts.FacetBufferBytes}
 	if a.explain {
 		if r.Txn != nil {
@@ -384,14 +384,14 @@ type aggregateArgs struct {
 func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*aggregateArgs, error) {
 	db, txn := r.DB, r.Txn
 	maxDensify, maxPush, maxAddToSet, maxTopN := s.maxDensifyDocs(), s.maxPushBytes(), s.maxAddToSetBytes(), s.maxTopNBytes()
-	maxWindow, maxGroup := s.maxWindowBytes(), s.maxGroupBytes()
+	maxWindow, maxGroup, maxDensifyBytes := s.maxWindowBytes(), s.maxGroupBytes(), s.maxDensifyBytes()
 	maxLookup, maxFacet, facetBuffer := s.maxLookupBytes(), s.maxFacetBytes(), s.facetBufferBytes()
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx,
 		Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify,
-			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow, maxGroupBytes: maxGroup,
+			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow, maxDensifyBytes: maxDensifyBytes, maxGroupBytes: maxGroup,
 			maxLookupBytes: maxLookup, maxFacetBytes: maxFacet, facetBufferBytes: facetBuffer},
 		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet,
-		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow, GroupMemoryLimit: maxGroup, LookupMaxBytes: maxLookup, FacetMaxOutputBytes: maxFacet,
+		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow, DensifyMemoryLimit: maxDensifyBytes, GroupMemoryLimit: maxGroup, LookupMaxBytes: maxLookup, FacetMaxOutputBytes: maxFacet,
 		FacetBufferBytes: facetBuffer}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
@@ -487,6 +487,8 @@ type engineEnv struct {
 	maxTopNBytes int64
 	// maxWindowBytes is internalDocumentSourceSetWindowFieldsMaxMemoryBytes, likewise.
 	maxWindowBytes int64
+	// maxDensifyBytes is internalDocumentSourceDensifyMaxMemoryBytes, likewise.
+	maxDensifyBytes int64
 	// maxGroupBytes is internalDocumentSourceGroupMaxMemoryBytes, likewise.
 	maxGroupBytes int64
 	// maxLookupBytes and maxFacetBytes are
@@ -547,7 +549,7 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 	}
 	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit(),
 		MaxDensifyDocs: env.maxDensifyDocs, MaxPushBytes: env.maxPushBytes, MaxAddToSetBytes: env.maxAddToSetBytes, MaxTopNBytes: env.maxTopNBytes,
-		WindowMemoryLimit: env.maxWindowBytes, GroupMemoryLimit: env.maxGroupBytes, LookupMaxBytes: env.maxLookupBytes, FacetMaxOutputBytes: env.maxFacetBytes,
+		WindowMemoryLimit: env.maxWindowBytes, DensifyMemoryLimit: env.maxDensifyBytes, GroupMemoryLimit: env.maxGroupBytes, LookupMaxBytes: env.maxLookupBytes, FacetMaxOutputBytes: env.maxFacetBytes,
 		FacetBufferBytes: env.facetBufferBytes})
 	if err != nil {
 		return nil, err

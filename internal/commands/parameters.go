@@ -176,6 +176,11 @@ func (s *Service) maxWindowBytes() int64 {
 	return aggregate.DefaultMemoryLimit + s.windowBytesOffset.Load()
 }
 
+// maxDensifyBytes is internalDocumentSourceDensifyMaxMemoryBytes.
+func (s *Service) maxDensifyBytes() int64 {
+	return aggregate.DefaultMemoryLimit + s.densifyBytesOffset.Load()
+}
+
 // maxGroupBytes is internalDocumentSourceGroupMaxMemoryBytes.
 func (s *Service) maxGroupBytes() int64 {
 	return aggregate.DefaultMemoryLimit + s.groupBytesOffset.Load()
@@ -245,6 +250,13 @@ var serverParameters = map[string]serverParameter{
 	"internalDocumentSourceSetWindowFieldsMaxMemoryBytes": {
 		get: func(s *Service) any { return s.maxWindowBytes() },
 		set: func(s *Service, n int64) { s.windowBytesOffset.Store(n - aggregate.DefaultMemoryLimit) },
+		min: 1, max: math.MaxInt64,
+	},
+	// What one $densify's partition table may hold (6007200 beyond); a
+	// long.
+	"internalDocumentSourceDensifyMaxMemoryBytes": {
+		get: func(s *Service) any { return s.maxDensifyBytes() },
+		set: func(s *Service, n int64) { s.densifyBytesOffset.Store(n - aggregate.DefaultMemoryLimit) },
 		min: 1, max: math.MaxInt64,
 	},
 	// What one $group may hold before it spills (292 beyond without

@@ -109,6 +109,9 @@ type Service struct {
 	// windowBytesOffset is internalDocumentSourceSetWindowFieldsMaxMemoryBytes
 	// less aggregate.DefaultMemoryLimit, likewise.
 	windowBytesOffset atomic.Int64
+	// densifyBytesOffset is internalDocumentSourceDensifyMaxMemoryBytes
+	// less aggregate.DefaultMemoryLimit, likewise.
+	densifyBytesOffset atomic.Int64
 	// groupBytesOffset is internalDocumentSourceGroupMaxMemoryBytes less
 	// aggregate.DefaultMemoryLimit, likewise.
 	groupBytesOffset atomic.Int64

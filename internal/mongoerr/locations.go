@@ -1381,6 +1381,8 @@ const (
 	DensifyTypesDiffer Code = 5876900
 	// DensifyTooManyDocs: more generated documents than internalQueryMaxAllowedDensifyDocs.
 	DensifyTooManyDocs Code = 5897900
+	// DensifyMemoryExceeded: a $densify partition table past internalDocumentSourceDensifyMaxMemoryBytes.
+	DensifyMemoryExceeded Code = 6007200
 	// DensifyDateStepNotWhole: a date step that is not a whole number.
 	DensifyDateStepNotWhole Code = 6586400
 	// DensifyUnitMismatch: a densified number with a unit, or date without one.

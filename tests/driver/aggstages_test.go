@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -161,6 +162,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			MaxAddToSet    int64                 `bson:"maxAddToSetBytes"`
 			MaxTopN        int64                 `bson:"maxTopNBytes"`
 			WindowMemory   int64                 `bson:"windowMemoryLimit"`
+			DensifyMemory  int64                 `bson:"densifyMemoryLimit"`
 			GroupMemory    int64                 `bson:"groupMemoryLimit"`
 			AllowDiskUse   bool                  `bson:"allowDiskUse"`
 			Collation      *collationDoc         `bson:"collation"`
@@ -173,7 +175,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 || tc.MaxPushBytes != 0 || tc.MaxAddToSet != 0 || tc.MaxTopN != 0 || tc.WindowMemory != 0 || tc.GroupMemory != 0 {
+		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 || tc.MaxPushBytes != 0 || tc.MaxAddToSet != 0 || tc.MaxTopN != 0 || tc.WindowMemory != 0 || tc.GroupMemory != 0 || tc.DensifyMemory != 0 {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
@@ -565,5 +567,55 @@ func TestGroupMemoryCountsAccumulatorState(t *testing.T) {
 		if n, ok := d.Lookup("n").AsInt64OK(); !ok || n != 2000 {
 			t.Fatalf("spilled $group: %s", d)
 		}
+	}
+}
+
+// TestDensifyMemoryParameter: internalDocumentSourceDensifyMaxMemoryBytes
+// (a long, 100 MiB by default) bounds a $densify's partition table; past
+// it the aggregate fails with 6007200, and documents without the field
+// add no partition (densify/memory_limit.js; setPartitionValue).
+func TestDensifyMemoryParameter(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	const name = "internalDocumentSourceDensifyMaxMemoryBytes"
+	var got bson.Raw
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Lookup(name).Int64OK(); !ok || v != 100*1024*1024 {
+		t.Fatalf("%s default: %v", name, got)
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 1000}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: int64(100 * 1024 * 1024)}})
+	coll := client.Database("densifymem").Collection("c")
+	long := strings.Repeat(",", 100)
+	insert := func(field string) {
+		if err := coll.Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 10 {
+			if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: field, Value: i}, {Key: "part", Value: long + strconv.Itoa(i)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	densify := func() error {
+		stage := bson.D{{Key: "$densify", Value: bson.D{{Key: "field", Value: "val"}, {Key: "partitionByFields", Value: bson.A{"part"}},
+			{Key: "range", Value: bson.D{{Key: "step", Value: 1}, {Key: "bounds", Value: "partition"}}}}}}
+		cur, err := coll.Aggregate(ctx, bson.A{stage})
+		if err == nil {
+			var out []bson.Raw
+			err = cur.All(ctx, &out)
+		}
+		return err
+	}
+	insert("val")
+	requireCode(t, densify(), 6007200, "Location6007200")
+	insert("otherVal")
+	if err := densify(); err != nil {
+		t.Fatal(err)
 	}
 }
