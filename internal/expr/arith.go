@@ -129,12 +129,21 @@ func dateOverflow(op string) error {
 	return mongoerr.New(mongoerr.Overflow, "date overflow in %s", op)
 }
 
-// millisOf converts a number of milliseconds added to a date to int64,
-// rounding fractions to the nearest millisecond.
+// millisOf converts a number of milliseconds subtracted from a date to
+// int64: a double rounded to the nearest, halves away from zero (llround),
+// a decimal rounded half to even (Decimal128::toLong), as MongoDB's
+// ExpressionSubtract rounds them (jstests/aggregation/expressions/
+// subtract.js); NaN or a value beyond int64 is a date overflow.
 func millisOf(n bson.RawValue, op string) (int64, error) {
 	switch n.Type {
 	case bson.TypeInt32, bson.TypeInt64:
 		return toInt(n), nil
+	case bson.TypeDecimal128:
+		ms, ok := longOf(n)
+		if !ok {
+			return 0, dateOverflow(op)
+		}
+		return ms, nil
 	}
 	f := math.Round(toFloat(n))
 	if math.IsNaN(f) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
