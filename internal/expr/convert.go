@@ -36,8 +36,13 @@ func init() {
 
 // compileConvert is $convert: {input, to, onError, onNull}. "to" is a type
 // name or number; a null or missing input gives onNull (or null); a failed
-// conversion gives onError, or error 241 without it.
+// conversion gives onError, or error 241 without it. An argument that is
+// not an object is FailedToParse naming its type, as ExpressionConvert::parse
+// words it.
 func compileConvert(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$convert expects an object of named arguments but found: %s", typeName(v))
+	}
 	args, err := c.compileNamed(name, v, s, mongoerr.FailedToParse, mongoerr.FailedToParse, "input", "to", "onError", "onNull")
 	if err != nil {
 		return nil, err
