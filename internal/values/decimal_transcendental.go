@@ -59,25 +59,23 @@ func DecimalLog10(a bson.RawValue) bson.RawValue {
 }
 
 // DecimalLog is the logarithm of a in base b, both positive and b not 1
-// (the caller refuses the others), or NaN: ln a / ln b computed at
-// transPrec bits and rounded once.
+// (the caller refuses the others), or NaN, as MongoDB's
+// Decimal128::logarithm(other) takes it: in base 2 or 10 one logarithm
+// rounded once (the library's log2 and log10), in any other base ln a and
+// ln b, each rounded to 34 digits, divided as decimals. The quotient's
+// exponent follows division's: the log of 1 in base 8 is 0E+33, of 64 in
+// base 8 2.000000000000000000000000000000000 (jstests/aggregation/
+// expressions/log_pow_exp.js).
 func DecimalLog(a, b bson.RawValue) bson.RawValue {
-	x, base := toDecimal(a), toDecimal(b)
-	switch {
-	case x.nan || base.nan:
-		return DecimalValue(decimalNaN)
-	case base.inf != 0:
-		if x.inf != 0 {
-			return DecimalValue(decimalNaN)
+	if base := toDecimal(b); !base.nan && base.inf == 0 {
+		r := decimalRat(base)
+		for _, n := range [...]int64{2, 10} {
+			if r.Cmp(big.NewRat(n, 1)) == 0 {
+				return logOf(toDecimal(a), big.NewInt(n))
+			}
 		}
-		return DecimalValue(roundDecimal(new(big.Int), 0))
-	case x.inf != 0:
-		return DecimalValue(decimalInf(signOf(lnFloat(base).Sign() < 0)))
-	case isOne(x):
-		return DecimalValue(roundDecimal(new(big.Int), 0))
 	}
-	q := new(big.Float).SetPrec(transPrec).Quo(lnFloat(x), lnFloat(base))
-	return DecimalValue(fromBigFloat(q))
+	return DecimalQuo(DecimalLn(a), DecimalLn(b))
 }
 
 // DecimalPowReal is a raised to a power e that is not whole, for a

@@ -11,8 +11,8 @@ import (
 
 // TestDecimalTranscendentalOracle checks $exp, $ln, $log10, $log and
 // non-whole $pow of decimals against Python's decimal module, which rounds
-// them correctly at 34 digits (testdata/decimal_transcendental.py wrote
-// the file). Values are compared, not exponents: a whole result has
+// them correctly at 34 digits ($log as MongoDB takes it: ln x / ln b, each
+// rounded; testdata/decimal_transcendental.py wrote the file). Values are compared, not exponents: a whole result has
 // exponent 0 here.
 func TestDecimalTranscendentalOracle(t *testing.T) {
 	checkDecimalOracle(t, "testdata/decimal_transcendental.txt", 400, func(op string, args []bson.RawValue) (bson.RawValue, bool) {
