@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -124,7 +125,11 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 		if detail == "" {
 			return missing, mongoerr.New(mongoerr.ConversionFailure, "Unsupported conversion from %s to %s in $convert with no onError value", typeName(v), values.TypeName(t))
 		}
-		return missing, mongoerr.New(mongoerr.ConversionFailure, "Failed to parse %s '%s' in $convert with no onError value: %s", values.TypeName(t), v, detail)
+		s, _ := str(v)
+		return missing, mongoerr.New(mongoerr.ConversionFailure, "Failed to parse %s '%s' in $convert with no onError value: %s", values.TypeName(t), s, detail)
+	}
+	if s, ok := str(v); ok && isNumericType(t) {
+		return parseStringToNumber(s, t)
 	}
 	switch t {
 	case bson.TypeDouble:
@@ -139,18 +144,6 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 			return values.DoubleValue(b2f(v.Boolean())), nil
 		case v.Type == bson.TypeDateTime:
 			return values.DoubleValue(float64(v.DateTime())), nil
-		case v.Type == bson.TypeString:
-			s, _ := str(v)
-			if strings.HasPrefix(s, "0x") {
-				// refused before parsing, as MongoDB refuses it: "+0x1"
-				// and "0X1" are read as hexadecimal floats
-				return missing, mongoerr.New(mongoerr.ConversionFailure, "Illegal hexadecimal input in $convert with no onError value: %s", s)
-			}
-			f, reason := parseNumber(s)
-			if reason != "" {
-				return fail(reason)
-			}
-			return values.DoubleValue(f), nil
 		}
 	case bson.TypeInt32, bson.TypeInt64:
 		switch {
@@ -160,17 +153,6 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 			return intOfType(int64(b2f(v.Boolean())), t), nil
 		case v.Type == bson.TypeDateTime && t == bson.TypeInt64:
 			return values.Int64Value(v.DateTime()), nil
-		case v.Type == bson.TypeString:
-			s, _ := str(v)
-			bits := 64
-			if t == bson.TypeInt32 {
-				bits = 32
-			}
-			n, err := strconv.ParseInt(s, 10, bits)
-			if err != nil || strings.HasPrefix(s, "+") {
-				return fail("Did not consume whole string.")
-			}
-			return intOfType(n, t), nil
 		}
 	case bson.TypeDecimal128:
 		switch {
@@ -180,13 +162,6 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 			return toDecimalValue(values.Int32Value(int32(b2f(v.Boolean())))), nil
 		case v.Type == bson.TypeDateTime:
 			return toDecimalValue(values.Int64Value(v.DateTime())), nil
-		case v.Type == bson.TypeString:
-			s, _ := str(v)
-			d, err := bson.ParseDecimal128(s)
-			if err != nil {
-				return fail("Failed to parse string to decimal")
-			}
-			return values.DecimalValue(d), nil
 		}
 	case bson.TypeString:
 		switch v.Type {
@@ -245,6 +220,86 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 		}
 	}
 	return fail("")
+}
+
+// isNumericType reports whether t is one of the four numeric types.
+func isNumericType(t bson.Type) bool {
+	return t == bson.TypeDouble || t == bson.TypeInt32 || t == bson.TypeInt64 || t == bson.TypeDecimal128
+}
+
+// parseStringToNumber reads a string as a number of type t, as MongoDB's
+// ExpressionConvert parseStringToNumber does with NumberParser (base 10 for
+// integers): a string starting "0x" is refused first (strtod would read
+// it; "0X1" and "+0x1" still are hexadecimal doubles), and a failure is
+// "Failed to parse number '<s>'" with the parser's reason.
+func parseStringToNumber(s string, t bson.Type) (bson.RawValue, error) {
+	if strings.HasPrefix(s, "0x") {
+		return missing, mongoerr.New(mongoerr.ConversionFailure, "Illegal hexadecimal input in $convert with no onError value: %s", s)
+	}
+	var (
+		r      bson.RawValue
+		reason string
+	)
+	switch t {
+	case bson.TypeDouble:
+		var f float64
+		f, reason = parseNumber(s)
+		r = values.DoubleValue(f)
+	case bson.TypeDecimal128:
+		var d bson.Decimal128
+		d, reason = values.ParseDecimal(s)
+		r = values.DecimalValue(d)
+	default:
+		bits := 64
+		if t == bson.TypeInt32 {
+			bits = 32
+		}
+		var n int64
+		n, reason = parseInteger(s, bits)
+		r = intOfType(n, t)
+	}
+	if reason != "" {
+		return missing, mongoerr.New(mongoerr.ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: %s", s, reason)
+	}
+	return r, nil
+}
+
+// parseInteger reads a base-10 integer of the given bits as NumberParser
+// does: one sign, then digits and nothing else. reason is its: "No
+// digits", "Did not consume whole string.", or "Overflow" beyond the
+// type's range (or past 2^64 while reading digits, which comes first).
+func parseInteger(s string, size int) (int64, string) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, "No digits"
+	}
+	var mag uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, "Did not consume whole string."
+		}
+		hi, lo := bits.Mul64(mag, 10)
+		if hi != 0 || lo+uint64(c-'0') < lo {
+			return 0, "Overflow"
+		}
+		mag = lo + uint64(c-'0')
+	}
+	limit := uint64(1)<<(size-1) - 1
+	if neg {
+		limit++
+	}
+	if mag > limit {
+		return 0, "Overflow"
+	}
+	if neg {
+		return -int64(mag), ""
+	}
+	return int64(mag), ""
 }
 
 func b2f(b bool) float64 {
@@ -316,12 +371,21 @@ func nonFiniteToInteger(nan, inf bool) error {
 // reads as strtod reads, but that it takes no space): decimal, or
 // hexadecimal ("+0x1", "0X1.8p1"; the caller refuses one starting with
 // "0x"), "inf", "infinity" and "nan" in any case and with a sign; nothing
-// may follow the number. It fails with the reason MongoDB gives: a string
-// that is not all a number, or one out of a double's range (strtod's
-// ERANGE: beyond the largest double, or so small it is subnormal or 0).
+// may follow the number. It fails with the reason MongoDB's NumberParser
+// gives: an empty string, one starting with white space, one strtod reads
+// nothing of, one not all a number, or one out of a double's range
+// (strtod's ERANGE: beyond the largest double, or so small it is subnormal
+// or 0).
 func parseNumber(s string) (float64, string) {
 	const notNumber = "Did not consume whole string."
-	if s == "" || strings.ContainsAny(s, "_") || strings.IndexFunc(s, unicode.IsSpace) >= 0 {
+	switch {
+	case s == "":
+		return 0, "Empty string"
+	case strings.IndexByte(" \t\n\v\f\r", s[0]) >= 0:
+		return 0, "Leading whitespace"
+	case !strtodReads(s):
+		return 0, "Did not consume any digits"
+	case strings.ContainsAny(s, "_") || strings.IndexFunc(s, unicode.IsSpace) >= 0:
 		return 0, notNumber
 	}
 	body := strings.TrimPrefix(strings.TrimPrefix(s, "+"), "-")
@@ -343,6 +407,25 @@ func parseNumber(s string) (float64, string) {
 		return 0, "Out of range"
 	}
 	return f, ""
+}
+
+// strtodReads reports whether strtod reads a number from the start of s
+// (which has no leading space): after one sign, a digit, a point and a
+// digit, or "inf" or "nan" in any case.
+func strtodReads(s string) bool {
+	if s[0] == '+' || s[0] == '-' {
+		s = s[1:]
+	}
+	lower := strings.ToLower(s)
+	switch {
+	case s == "":
+		return false
+	case s[0] >= '0' && s[0] <= '9':
+		return true
+	case s[0] == '.':
+		return len(s) > 1 && s[1] >= '0' && s[1] <= '9'
+	}
+	return strings.HasPrefix(lower, "inf") || strings.HasPrefix(lower, "nan")
 }
 
 // mantissa is the digits of a number's text before its exponent (e, or p
