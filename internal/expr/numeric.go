@@ -327,8 +327,12 @@ func roundNumber(v bson.RawValue, place int, mode roundMode, roundOrTrunc bool) 
 		if !r.IsInt64() {
 			return missing // beyond 64 bits: the caller's error
 		}
-		if v.Type == bson.TypeInt32 {
-			return intValue(r.Int64())
+		if n := r.Int64(); v.Type == bson.TypeInt32 && n <= math.MaxInt32 {
+			// MongoDB's evaluateRoundOrTrunc makes a long only of an int
+			// result above the int range; one below it is cast back to an
+			// int (static_cast<int>), wrapping: $round [-2147483648, -1]
+			// is 2147483646.
+			return values.Int32Value(int32(n))
 		}
 		return values.Int64Value(r.Int64())
 	case bson.TypeDouble:
