@@ -368,9 +368,15 @@ func placeOp(op string, mode roundMode) naryFn {
 			if isNullish(p) {
 				return nullValue, nil
 			}
-			n, ok := values.Int64(p)
-			if !isNumber(p) || !ok {
-				return missing, mongoerr.New(mongoerr.RoundPrecisionNotIntegral, "precision argument to %s must be a integral value", op)
+			// As evaluateRoundOrTrunc: coerceToLong first (its errors),
+			// then Value::integral, which asks for a whole number that
+			// fits an int, then the range.
+			n, err := coerceToLong(p)
+			if err != nil {
+				return missing, err
+			}
+			if i, ok := values.Int64(p); !ok || i < math.MinInt32 || i > math.MaxInt32 {
+				return missing, mongoerr.New(mongoerr.RoundPrecisionNotIntegral, "precision argument to  %s must be a integral value", op)
 			}
 			if n < -20 || n > 100 {
 				return missing, mongoerr.New(mongoerr.RoundPrecisionOutOfRange, "cannot apply %s with precision value %d value must be in [-20, 100]", op, n)

@@ -236,8 +236,12 @@ func longOf(v bson.RawValue) (n int64, ok bool) {
 // Value::coerceToLong does (see longOf): a double with no 64-bit integer
 // fails (31109); a decimal's range is not checked (MongoDB checks the
 // bits of its storage as a double), and one with no 64-bit integer
-// becomes math.MinInt64, as Decimal128::toLong gives it (NumberLong).
+// becomes math.MinInt64, as Decimal128::toLong gives it (NumberLong); any
+// other type fails (16004).
 func coerceToLong(v bson.RawValue) (int64, error) {
+	if !isNumber(v) {
+		return 0, mongoerr.New(mongoerr.LongConversionInvalidType, "can't convert from BSON type %s to long", typeName(v))
+	}
 	if _, ok := longOf(v); !ok && v.Type == bson.TypeDouble {
 		return 0, mongoerr.New(mongoerr.CoerceLongOutOfRange, "Can't coerce out of range value %s to long", values.StreamDouble(v.Double()))
 	}

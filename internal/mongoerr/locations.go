@@ -698,6 +698,9 @@ const (
 const (
 	// StringConversionInvalidType: a value that cannot be converted to a string.
 	StringConversionInvalidType Code = 16007
+	// LongConversionInvalidType: a value that is not a number where an
+	// expression needs a long (Value::coerceToLong).
+	LongConversionInvalidType Code = 16004
 	// ConcatArgumentNotString: a $concat operand that is not a string.
 	ConcatArgumentNotString Code = 16702
 	// BufBuilderTooLarge: a string built past MongoDB's BufferMaxSize (125 MB)
