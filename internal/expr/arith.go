@@ -408,11 +408,12 @@ func evalSqrt(v bson.RawValue) (bson.RawValue, error) {
 }
 
 // positive is the domain check of $ln and $log10: the operand must be
-// greater than zero (NaN passes and yields NaN).
+// greater than zero (NaN passes and yields NaN). The message shows it as
+// the double MongoDB coerces it to, streamed ("-1e+20", "-0").
 func positive(code mongoerr.Code, op string) func(bson.RawValue) error {
 	return func(v bson.RawValue) error {
 		if numSign(v) <= 0 && !values.IsNaN(v) {
-			return mongoerr.New(code, "%s's argument must be a positive number, but is %s", op, v)
+			return mongoerr.New(code, "%s's argument must be a positive number, but is %s", op, streamDouble(toFloat(v)))
 		}
 		return nil
 	}
@@ -489,10 +490,10 @@ func evalLog(x, base bson.RawValue) (bson.RawValue, error) {
 		return missing, mongoerr.New(mongoerr.LogBaseNotNumber, "$log's base must be numeric, not %s", typeName(base))
 	}
 	if numSign(x) <= 0 && !values.IsNaN(x) {
-		return missing, mongoerr.New(mongoerr.LogArgumentNotPositive, "$log's argument must be a positive number, but is %s", x)
+		return missing, mongoerr.New(mongoerr.LogArgumentNotPositive, "$log's argument must be a positive number, but is %s", streamDouble(toFloat(x)))
 	}
 	if b := toFloat(base); (b <= 0 || b == 1) && !values.IsNaN(base) {
-		return missing, mongoerr.New(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %s", base)
+		return missing, mongoerr.New(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %s", streamDouble(toFloat(base)))
 	}
 	// MongoDB takes the decimal logarithm only of operands above zero (and
 	// a base other than 1): a NaN goes through the doubles.
