@@ -517,10 +517,17 @@ func evalPow(base, exp bson.RawValue) (bson.RawValue, error) {
 	if !isNumber(exp) {
 		return missing, mongoerr.New(mongoerr.PowExponentNotNumber, "$pow's exponent must be numeric, not %s", typeName(exp))
 	}
-	if numSign(base) == 0 && numSign(exp) < 0 && !values.IsNaN(base) {
+	t := widest(base.Type, exp.Type)
+	// A negative exponent: below zero for doubles and integers; for
+	// decimals, as Decimal128::isNegative reads it, a set sign bit, so
+	// that 0 to the power -0 is refused too.
+	negative := numSign(exp) < 0
+	if t == bson.TypeDecimal128 {
+		negative = values.DecimalSignbit(toDecimalValue(exp).Decimal128())
+	}
+	if numSign(base) == 0 && negative && !values.IsNaN(base) {
 		return missing, mongoerr.New(mongoerr.PowZeroNegativeExponent, "$pow cannot take a base of 0 and a negative exponent")
 	}
-	t := widest(base.Type, exp.Type)
 	switch t {
 	case bson.TypeDecimal128:
 		if e, ok := values.Int64(exp); ok {
