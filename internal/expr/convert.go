@@ -212,10 +212,15 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 		}
 	case bson.TypeObjectID:
 		if s, ok := str(v); ok {
-			oid, err := bson.ObjectIDFromHex(s)
-			if err != nil || len(s) != 24 {
+			// OID::parse's reasons: the length, then the first character
+			// that is not a hexadecimal digit.
+			if len(s) != 24 {
 				return fail("Invalid string length for parsing to OID, expected 24 but found " + strconv.Itoa(len(s)))
 			}
+			if i := strings.IndexFunc(s, func(r rune) bool { return !unicode.Is(unicode.ASCII_Hex_Digit, r) }); i >= 0 {
+				return fail("Invalid character found in hex string: " + s[i:i+1])
+			}
+			oid, _ := bson.ObjectIDFromHex(s)
 			return bson.RawValue{Type: bson.TypeObjectID, Value: oid[:]}, nil
 		}
 	}
