@@ -136,8 +136,13 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 		switch {
 		case isNumber(v):
 			f := toFloat(v)
-			if v.Type == bson.TypeDecimal128 && math.IsInf(f, 0) && v.Decimal128().IsInf() == 0 {
-				return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+			// performCastDecimalToDouble accepts only an exact or inexact
+			// conversion: a finite decimal beyond the doubles (overflow) or
+			// nonzero below the smallest normal double (underflow: 1E-400,
+			// 1E-310) fails, with the decimal as it prints.
+			if v.Type == bson.TypeDecimal128 && v.Decimal128().IsInf() == 0 && !values.IsNaN(v) &&
+				(math.IsInf(f, 0) || math.Abs(f) < 0x1p-1022 && numSign(v) != 0) {
+				return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v.Decimal128().String())
 			}
 			return values.DoubleValue(f), nil
 		case v.Type == bson.TypeBoolean:
