@@ -413,7 +413,7 @@ func evalSqrt(v bson.RawValue) (bson.RawValue, error) {
 func positive(code mongoerr.Code, op string) func(bson.RawValue) error {
 	return func(v bson.RawValue) error {
 		if numSign(v) <= 0 && !values.IsNaN(v) {
-			return mongoerr.New(code, "%s's argument must be a positive number, but is %s", op, streamDouble(toFloat(v)))
+			return mongoerr.New(code, "%s's argument must be a positive number, but is %s", op, values.StreamDouble(toFloat(v)))
 		}
 		return nil
 	}
@@ -490,10 +490,10 @@ func evalLog(x, base bson.RawValue) (bson.RawValue, error) {
 		return missing, mongoerr.New(mongoerr.LogBaseNotNumber, "$log's base must be numeric, not %s", typeName(base))
 	}
 	if numSign(x) <= 0 && !values.IsNaN(x) {
-		return missing, mongoerr.New(mongoerr.LogArgumentNotPositive, "$log's argument must be a positive number, but is %s", streamDouble(toFloat(x)))
+		return missing, mongoerr.New(mongoerr.LogArgumentNotPositive, "$log's argument must be a positive number, but is %s", values.StreamDouble(toFloat(x)))
 	}
 	if b := toFloat(base); (b <= 0 || b == 1) && !values.IsNaN(base) {
-		return missing, mongoerr.New(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %s", streamDouble(toFloat(base)))
+		return missing, mongoerr.New(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %s", values.StreamDouble(toFloat(base)))
 	}
 	// MongoDB takes the decimal logarithm only of operands above zero (and
 	// a base other than 1): a NaN goes through the doubles.
