@@ -150,7 +150,9 @@ func (e *Engine) SetIndexFilter(db, coll string, qs QueryShape, indexes []bson.R
 // ClearIndexFilters removes the index filters of db.coll, or the filter
 // of a query shape (nil: all), and the plan cache entries of each shape
 // whose filter it removes: they were planned under the filter (MongoDB's
-// ClearFilters::clear). A missing collection has none.
+// ClearFilters::clear). Given a shape, that shape's entries go whether or
+// not it had a filter, as MongoDB removes them unconditionally. A missing
+// collection has none.
 func (e *Engine) ClearIndexFilters(db, coll string, qs *QueryShape) error {
 	c := e.cat.get(db, coll)
 	var shape string
@@ -175,6 +177,9 @@ func (e *Engine) ClearIndexFilters(db, coll string, qs *QueryShape) error {
 		}
 	}
 	c.plans.mu.Unlock()
+	if byShape {
+		cleared = []string{shape}
+	}
 	for _, s := range cleared {
 		c.plans.clearShape(c, s)
 	}

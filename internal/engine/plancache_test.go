@@ -495,6 +495,18 @@ func TestIndexFilters(t *testing.T) {
 	if ix, set := winningIndex(t, e, o); ix != "b_1" || set {
 		t.Fatalf("after clearing the shape's filter: %q, filter set %v", ix, set)
 	}
+	// Naming a shape clears its entries even when it has no filter
+	// (index_filter_commands_invalidate_plan_cache_entries.js).
+	findAll(t, e, q)
+	if n := len(planCacheStats(t, e, "test", "pc")); n != 1 {
+		t.Fatalf("unfiltered query cached %d entries, want 1", n)
+	}
+	if err := e.ClearIndexFilters("test", "pc", &QueryShape{Filter: bsonDoc(q)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(planCacheStats(t, e, "test", "pc")); n != 0 {
+		t.Fatalf("clearing a shape without a filter left %d entries", n)
+	}
 	cachedUnderFilter()
 	if err := e.ClearIndexFilters("test", "pc", nil); err != nil || len(e.IndexFilters("test", "pc")) != 0 {
 		t.Fatalf("clearing all filters: %v, %v left", err, e.IndexFilters("test", "pc"))
