@@ -116,7 +116,14 @@ func planCacheSetFilterCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.BadValue, "required field indexes must contain at least one index")
 	}
 	for _, ix := range indexes {
-		if ix.Type != bson.TypeEmbeddedDocument && ix.Type != bson.TypeString {
+		switch ix.Type {
+		case bson.TypeString:
+		case bson.TypeEmbeddedDocument:
+			// an empty key pattern names no index (SetFilter::set)
+			if rawdoc.Len(ix.Document()) == 0 {
+				return nil, mongoerr.New(mongoerr.BadValue, "index specification cannot be empty")
+			}
+		default:
 			return nil, mongoerr.New(mongoerr.BadValue, "each item in indexes must be an object or string")
 		}
 	}

@@ -183,6 +183,14 @@ func TestPlanCacheErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { requireCode(t, tc.err(), tc.code, "") })
 	}
+	// An empty key pattern names no index: the whole command fails
+	// (MongoDB's SetFilter::set) and no filter is set.
+	err := db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "indexes", Value: bson.A{"a_1", bson.D{}}}}).Err()
+	requireError(t, err, 2, "BadValue", "index specification cannot be empty")
+	var list struct{ Filters []bson.Raw }
+	if err := db.RunCommand(ctx, bson.D{{Key: "planCacheListFilters", Value: "c"}}).Decode(&list); err != nil || len(list.Filters) != 0 {
+		t.Fatalf("planCacheListFilters after the refused filter: %v, %v", err, list.Filters)
+	}
 }
 
 // TestIndexFilters sets, lists and clears an index filter through the
