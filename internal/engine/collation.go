@@ -40,7 +40,7 @@ func (o CollectionOptions) collator() *collation.Collator {
 // default. An empty document names none, as in MongoDB's commands. A
 // missing collection (nil) has the simple default.
 func CommandCollator(c *Collection, doc bson.Raw) (*collation.Collator, error) {
-	if len(doc) > 5 {
+	if namesCollation(doc) {
 		return collation.Parse(doc)
 	}
 	if c == nil {
@@ -48,6 +48,10 @@ func CommandCollator(c *Collection, doc bson.Raw) (*collation.Collator, error) {
 	}
 	return c.DefaultCollator(), nil
 }
+
+// namesCollation reports whether a command's collation document names
+// one (it is not absent or empty).
+func namesCollation(doc bson.Raw) bool { return len(doc) > 5 }
 
 // resolveIndexCollation settles the collation of a requested index: the
 // one it names, normalized, or the collection's default when it names
@@ -93,4 +97,10 @@ func (e *Engine) writeFilter(txn *Txn, db, coll string, filter bson.Raw, wo Writ
 		return nil, mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in the query predicate for an upsert")
 	}
 	return f, err
+}
+
+// writeQuery is the query of a write whose filter f writeFilter compiled
+// under wo's collation.
+func writeQuery(f *query.Filter, wo WriteOptions) compiledFind {
+	return compiledFind{filter: f, inheritedCollation: f.Collator() != nil && !namesCollation(wo.Collation)}
 }

@@ -22,7 +22,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 	}
 	defer c.mu.RUnlock()
 	var n int64
-	err = e.forEachMatch(wo.Ctx, c, f, hint, txn, func(key []byte, examined *OpStats) (bool, error) {
+	err = e.forEachMatch(wo.Ctx, c, writeQuery(f, wo), hint, txn, func(key []byte, examined *OpStats) (bool, error) {
 		removed, _, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, examined, func(bson.Raw, int) (bson.Raw, change, error) {
 			return nil, removed, nil
 		})

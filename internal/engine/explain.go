@@ -152,7 +152,7 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, v Verbosit
 func queryPlanner(ns string, filter bson.Raw, coll *collation.Collator, c *Collection, id cacheIdentity, winning bson.D, rejected bson.A) bson.D {
 	planner := bson.D{
 		{Key: "namespace", Value: ns},
-		{Key: "indexFilterSet", Value: c != nil && c.plans.filterFor(id.shape) != nil},
+		{Key: "indexFilterSet", Value: c != nil && c.plans.filterFor(id.cmdShape) != nil},
 		{Key: "parsedQuery", Value: filter},
 	}
 	if coll != nil {

@@ -24,7 +24,7 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, v Verbosity) (bson
 		return nil, err
 	}
 	visit, counts := explainUpdateCounts(upd, u.Multi, u.Upsert)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", v, visit, counts, nil)
+	return e.explainWrite(db, coll, writeQuery(f, u.WriteOptions), u.Filter, u.Hint, u.WriteOptions, "UPDATE", v, visit, counts, nil)
 }
 
 // explainUpdateCounts applies upd to the documents an explained update
@@ -60,7 +60,7 @@ func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint
 		return nil, err
 	}
 	visit, counts := explainDeleteCounts(limit != 1)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", v, visit, counts, nil)
+	return e.explainWrite(db, coll, writeQuery(f, wo), filter, hint, wo, "DELETE", v, visit, counts, nil)
 }
 
 // explainDeleteCounts counts the documents an explained delete finds (all
@@ -83,7 +83,8 @@ func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, v Ve
 	if err != nil {
 		return nil, err
 	}
-	q := compiledFind{filter: f, sortDoc: s.Sort}
+	q := writeQuery(f, s.WriteOptions)
+	q.sortDoc = s.Sort
 	if len(s.Sort) > 0 {
 		if q.sort, err = query.CompileSort(s.Sort); err != nil {
 			return nil, err

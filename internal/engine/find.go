@@ -143,6 +143,10 @@ type compiledFind struct {
 	// winner's source for the find to continue (trialResult.cont).
 	skip, limit int64
 	keepTrial   bool
+	// inheritedCollation: the filter follows the collection's default
+	// collation, the command having named none; the plan cache commands'
+	// shape of the query leaves it out (compiledFind.shapes).
+	inheritedCollation bool
 }
 
 // compileFind compiles a find on c (nil when missing), under the
@@ -160,6 +164,7 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 	if err != nil {
 		return q, err
 	}
+	q.inheritedCollation = coll != nil && !namesCollation(o.Collation)
 	if q.filter, err = query.CompileCollated(o.Filter, o.Let, coll); err != nil {
 		return q, err
 	}

@@ -27,7 +27,7 @@ func (q compiledFind) keyRange() bool {
 // which only its text index's scan answers, and a geo index have no key
 // range here.
 func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error) {
-	if c.plans.nfilters.Load() > 0 && c.plans.filterFor(shapeOf(q.filter, q.sortDoc, q.projDoc)) != nil {
+	if c.plans.nfilters.Load() > 0 && c.plans.filterFor(q.commandShape()) != nil {
 		h = hintChoice{}
 	}
 	if h.natural != 0 {

@@ -45,7 +45,7 @@ type planCache struct {
 // planCacheEntry is the cached choice for one plan cache key.
 type planCacheEntry struct {
 	key       string // the full key (shape and usable indexes)
-	shape     string
+	cmdShape  string // the command shape (compiledFind.shapes)
 	queryHash string
 	cacheKey  string
 	ix        *Index // the winner's index; nil: the document store
@@ -149,14 +149,14 @@ func (pc *planCache) clear() {
 	pc.lru.Init()
 }
 
-// clearShape removes the entries of one query shape (every key made from
-// it, whichever indexes its queries could use).
-func (pc *planCache) clearShape(c *Collection, shape string) {
+// clearShape removes the entries of one command shape (every key made
+// from a query of that shape, whichever indexes it could use).
+func (pc *planCache) clearShape(c *Collection, cmdShape string) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.sync(c)
 	for key, el := range pc.entries {
-		if len(key) > len(shape) && key[:len(shape)] == shape && key[len(shape)] == '@' {
+		if el.Value.(*planCacheEntry).cmdShape == cmdShape {
 			delete(pc.entries, key)
 			pc.lru.Remove(el)
 		}
@@ -183,7 +183,7 @@ func (pc *planCache) stats(c *Collection) []bson.D {
 			{Key: "cachedPlan", Value: ent.cachedPlan},
 			{Key: "creationExecStats", Value: ent.execStats},
 			{Key: "candidatePlanScores", Value: ent.scores},
-			{Key: "indexFilterSet", Value: pc.filters[ent.shape] != nil},
+			{Key: "indexFilterSet", Value: pc.filters[ent.cmdShape] != nil},
 		}
 		size := int64(planCacheEntryOverheadB + len(ent.key))
 		if raw, err := bson.Marshal(doc); err == nil {

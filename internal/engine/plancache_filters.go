@@ -22,10 +22,10 @@ import (
 
 // QueryShape names a query's shape in the plan cache commands: its
 // filter, sort and projection as written, under Collation. Without one it
-// is the simple collation, not the collection's default: MongoDB's
-// plan_cache_commands::canonicalize builds the query without the
-// collection, so such a shape is that of the queries that ask for the
-// simple collation, on a collection with a default one.
+// is compiled under the simple collation, not the collection's default
+// (MongoDB's plan_cache_commands::canonicalize builds the query without
+// the collection), and names the queries that give no collation, whatever
+// the collection's default (compiledFind.shapes).
 type QueryShape struct {
 	Filter, Sort, Projection, Collation bson.Raw
 }
@@ -98,7 +98,7 @@ func filteredCandidates(c *Collection, q compiledFind, pq planner.Query) ([]*pla
 	if c.plans.nfilters.Load() == 0 {
 		return nil, false
 	}
-	f := c.plans.filterFor(shapeOf(q.filter, q.sortDoc, q.projDoc))
+	f := c.plans.filterFor(q.commandShape())
 	if f == nil {
 		return nil, false
 	}
@@ -124,7 +124,7 @@ func (e *Engine) SetIndexFilter(db, coll string, qs QueryShape, indexes []bson.R
 	if c == nil {
 		return mongoerr.New(mongoerr.BadValue, "no such collection")
 	}
-	shape := shapeOf(q.filter, q.sortDoc, q.projDoc)
+	shape := q.commandShape()
 	// The filter outlives the request: it holds copies, not slices of the
 	// request's message.
 	f := &indexFilter{query: docOrEmpty(slices.Clone(qs.Filter)), sort: docOrEmpty(slices.Clone(qs.Sort)), proj: docOrEmpty(slices.Clone(qs.Projection))}
@@ -162,7 +162,7 @@ func (e *Engine) ClearIndexFilters(db, coll string, qs *QueryShape) error {
 		if err != nil || c == nil {
 			return err
 		}
-		shape = shapeOf(q.filter, q.sortDoc, q.projDoc)
+		shape = q.commandShape()
 	}
 	if c == nil {
 		return nil

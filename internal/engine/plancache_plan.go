@@ -12,21 +12,22 @@ import (
 )
 
 // cacheIdentity is a query's shape and plan cache key, with their hashes
-// (queryHash and planCacheKey).
+// (queryHash and planCacheKey), and its command shape (compiledFind.shapes).
 type cacheIdentity struct {
 	shape, key          string
 	queryHash, cacheKey string
+	cmdShape            string
 }
 
 // identify computes q's shape and plan cache key on c (nil: a missing
 // collection, whose queries may use no index).
 func identify(c *Collection, q compiledFind) cacheIdentity {
-	shape := shapeOf(q.filter, q.sortDoc, q.projDoc)
+	shape, cmdShape := q.shapes()
 	key := shape + "@"
 	if c != nil {
 		key = planKey(c, shape, planner.Usable(q.filter), planner.CollationFits(q.filter))
 	}
-	return cacheIdentity{shape: shape, key: key, queryHash: shapeHash(shape), cacheKey: shapeHash(key)}
+	return cacheIdentity{shape: shape, key: key, queryHash: shapeHash(shape), cacheKey: shapeHash(key), cmdShape: cmdShape}
 }
 
 // choosePlan picks among several candidate plans (best static score
@@ -125,7 +126,7 @@ func (e *Engine) cacheEntry(c *Collection, id cacheIdentity, q compiledFind, res
 		from = append(from, bson.E{Key: "collation", Value: coll.Document()})
 	}
 	ent := &planCacheEntry{
-		key: id.key, shape: id.shape, queryHash: id.queryHash, cacheKey: id.cacheKey,
+		key: id.key, cmdShape: id.cmdShape, queryHash: id.queryHash, cacheKey: id.cacheKey,
 		ix: indexOf(res.winner), path: wildcardPath(res.winner), works: res.runs[0].works, created: time.Now(),
 		createdFrom: from,
 		cachedPlan:  res.winner.Explain(shape),
@@ -156,7 +157,8 @@ func (e *Engine) PlanCacheStats(db, coll string) ([]bson.D, error) {
 }
 
 // PlanCacheClear empties db.coll's plan cache or the entries of a query
-// shape (nil: all). Clearing a missing collection succeeds, as in MongoDB.
+// shape (nil: all), named as the plan cache commands name shapes
+// (compiledFind.shapes). Clearing a missing collection succeeds, as in MongoDB.
 func (e *Engine) PlanCacheClear(db, coll string, qs *QueryShape) error {
 	c := e.cat.get(db, coll)
 	if qs == nil {
@@ -169,7 +171,6 @@ func (e *Engine) PlanCacheClear(db, coll string, qs *QueryShape) error {
 	if err != nil || c == nil {
 		return err
 	}
-	id := identify(c, q)
-	c.plans.clearShape(c, id.shape)
+	c.plans.clearShape(c, q.commandShape())
 	return nil
 }

@@ -26,15 +26,44 @@ import (
 // shapeOf encodes the shape of the filter f, the sort and the projection
 // (as written; nil for none).
 func shapeOf(f *query.Filter, sortDoc, projDoc bson.Raw) string {
+	s, _ := encodeShape(f, sortDoc, projDoc)
+	return s
+}
+
+// encodeShape is shapeOf, with the length of its part before the
+// collation.
+func encodeShape(f *query.Filter, sortDoc, projDoc bson.Raw) (string, int) {
 	var b strings.Builder
 	encodeNode(&b, f.Root())
 	encodeSort(&b, sortDoc)
 	encodeProjection(&b, projDoc)
+	base := b.Len()
 	if c := f.Collator(); c != nil {
 		b.WriteString("|c")
 		b.Write(c.Document())
 	}
-	return b.String()
+	return b.String(), base
+}
+
+// shapes returns q's shape and its command shape: the shape the plan
+// cache commands name it by (planCacheClear, the index filters), which
+// has the collation the command gave but not the collection's default a
+// query inherits, as MongoDB's encodeForPlanCacheCommand encodes only a
+// user-specified collation. A filter or planCacheClear given no collation
+// thus names the queries that give none, on a collection with a default
+// collation too (jstest index_filter_collation.js).
+func (q compiledFind) shapes() (shape, cmdShape string) {
+	shape, base := encodeShape(q.filter, q.sortDoc, q.projDoc)
+	if q.inheritedCollation {
+		return shape, shape[:base]
+	}
+	return shape, shape
+}
+
+// commandShape is q's command shape (shapes).
+func (q compiledFind) commandShape() string {
+	_, s := q.shapes()
+	return s
 }
 
 // encodeNode appends the shape of n: its operator, path, the value

@@ -84,7 +84,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 
 func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd updater) (UpdateResult, error) {
 	var res UpdateResult
-	err := e.forEachMatch(u.Ctx, c, f, u.Hint, u.Txn, func(key []byte, examined *OpStats) (bool, error) {
+	err := e.forEachMatch(u.Ctx, c, writeQuery(f, u.WriteOptions), u.Hint, u.Txn, func(key []byte, examined *OpStats) (bool, error) {
 		matched, what, err := e.rewrite(u.Ctx, c, key, f, u.Txn, u.Record, examined, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, delta, modified, err := upd.Apply(cur, pos, false)
 			if err == nil && modified {

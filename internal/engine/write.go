@@ -234,7 +234,7 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 }
 
 // forEachMatch calls fn with the storage key of each document of c matching
-// f in a snapshot taken when it starts, in plan order, until fn returns
+// q's filter in a snapshot taken when it starts, in plan order, until fn returns
 // false; fn rewrites the document (see rewrite), which re-reads and
 // re-matches it under its lock. The scan stops with the interruption's
 // error once ctx ends; a document fn is changing is always finished first.
@@ -242,8 +242,9 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 // key and the operation's OpStats as examined, and rewrite's read under the
 // lock is the only one, counted there if it finds the document; examined
 // is nil for the documents of a scan, which counted them.
-func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(key []byte, examined *OpStats) (bool, error)) error {
-	p, _, err := e.planFind(ctx, c, compiledFind{filter: f}, hint, txn, 0)
+func (e *Engine) forEachMatch(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, fn func(key []byte, examined *OpStats) (bool, error)) error {
+	f := q.filter
+	p, _, err := e.planFind(ctx, c, q, hint, txn, 0)
 	if err != nil {
 		return err
 	}

@@ -270,10 +270,12 @@ func TestIndexFilters(t *testing.T) {
 	}
 	run(bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: q}, {Key: "collation", Value: ci}})
 
-	// Without a collation a shape is under the simple one, not the
-	// collection's default (plan_cache_commands::canonicalize builds it
-	// without the collection): on a collection with a default collation it
-	// is the shape of the queries that ask for the simple collation.
+	// A shape names the collation its command gave, not the collection's
+	// default a query inherits (MongoDB's encodeForPlanCacheCommand
+	// encodes only a user-specified collation; jstest
+	// index_filter_collation.js): on a collection with a default
+	// collation, a filter set without one applies to the queries that
+	// give none or the simple one, not to those naming the default.
 	if err := db.CreateCollection(ctx, "ci", options.CreateCollection().SetCollation(&options.Collation{Locale: "en", Strength: 2})); err != nil {
 		t.Fatal(err)
 	}
@@ -287,8 +289,22 @@ func TestIndexFilters(t *testing.T) {
 	if len(filters) != 1 || filters[0].Document().Lookup("collation").Type != 0 {
 		t.Fatalf("planCacheListFilters on a collection with a default collation: %v", filters)
 	}
-	filtered("ci", nil, false)
+	filtered("ci", nil, true)
 	filtered("ci", bson.D{{Key: "locale", Value: "simple"}}, true)
+	filtered("ci", bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}, false)
+	// planCacheClear without a collation names the same queries: it drops
+	// the entry of a query that gave none.
+	run(bson.D{{Key: "planCacheClearFilters", Value: "ci"}})
+	for range 2 {
+		findAll(t, db.Collection("ci"), bson.D{{Key: "b", Value: 5}, {Key: "a", Value: 7}})
+	}
+	if n := len(planCacheEntries(t, db.Collection("ci"))); n != 1 {
+		t.Fatalf("%d plan cache entries on ci, want 1", n)
+	}
+	run(bson.D{{Key: "planCacheClear", Value: "ci"}, {Key: "query", Value: q}})
+	if n := len(planCacheEntries(t, db.Collection("ci"))); n != 0 {
+		t.Fatalf("planCacheClear without a collation left %d entries of a query that gave none", n)
+	}
 }
 
 func bsonEqual(a, b bson.Raw) bool { return string(a) == string(b) }
