@@ -190,6 +190,10 @@ type Options struct {
 	MaxTopNBytes int64
 	// TempDir holds spill files; "" is the system's temporary directory.
 	TempDir string
+	// Port is the server's, which $collStats, $indexStats and
+	// $planCacheStats report after the host name (0: MongoDB's default,
+	// 27017).
+	Port int
 	// Budget bounds the memory the blocking stages of all operations hold
 	// at once; nil is the process's (sorter.Global).
 	Budget *sorter.Budget

@@ -29,7 +29,7 @@ func (s planCacheStatsStage) run(in Source, rt *runtime) Source {
 		if err != nil {
 			return nil, err
 		}
-		host := field{"host", stringValue(hostName())}
+		host := field{"host", stringValue(rt.hostName())}
 		out := make([]bson.Raw, len(entries))
 		for i, ent := range entries {
 			out[i] = buildDoc(append(fieldsOf(ent), host))

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -102,13 +103,18 @@ func storageStatsScale(spec bson.Raw) (int64, error) {
 	return scale, nil
 }
 
-// hostName is the host:port MongoDB reports in statistics.
-func hostName() string {
+// hostName is the host:port MongoDB reports in statistics: the machine's
+// host name and the server's port (getHostNameCachedAndPort).
+func (rt *runtime) hostName() string {
 	h, err := os.Hostname()
 	if err != nil {
 		h = "localhost"
 	}
-	return h + ":27017"
+	port := rt.opts.Port
+	if port == 0 {
+		port = 27017
+	}
+	return h + ":" + strconv.Itoa(port)
 }
 
 func (s *collStatsStage) run(in Source, rt *runtime) Source {
@@ -132,7 +138,7 @@ func (s *collStatsStage) run(in Source, rt *runtime) Source {
 				fs = append(fs, field{"shard", stringValue(st.Shard)})
 			}
 		}
-		fs = append(fs, field{"host", stringValue(hostName())}, field{"localTime", dateValue(time.Now())})
+		fs = append(fs, field{"host", stringValue(rt.hostName())}, field{"localTime", dateValue(time.Now())})
 		if s.latency {
 			fs = append(fs, field{"latencyStats", docValue(rt.opts.Env.LatencyStats(rt.opts.DB, s.coll, s.histograms))})
 		}
@@ -194,7 +200,7 @@ func (s indexStatsStage) run(in Source, rt *runtime) Source {
 		for _, ix := range st.Indexes {
 			accesses := docValue(buildDoc([]field{{"ops", values.Int64Value(ix.Ops)}, {"since", dateValue(ix.Since)}}))
 			key := field{"key", ix.Spec.Lookup("key")}
-			fs := []field{{"name", ix.Spec.Lookup("name")}, key, {"host", stringValue(hostName())}, {"accesses", accesses}, {"spec", docValue(ix.Spec)}}
+			fs := []field{{"name", ix.Spec.Lookup("name")}, key, {"host", stringValue(rt.hostName())}, {"accesses", accesses}, {"spec", docValue(ix.Spec)}}
 			if st.KeyAfterSpec {
 				fs = append(slices.Delete(fs, 1, 2), key)
 			}

@@ -386,7 +386,7 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 	maxDensify, maxPush, maxAddToSet, maxTopN := s.maxDensifyDocs(), s.maxPushBytes(), s.maxAddToSetBytes(), s.maxTopNBytes()
 	maxWindow, maxGroup, maxDensifyBytes := s.maxWindowBytes(), s.maxGroupBytes(), s.maxDensifyBytes()
 	maxLookup, maxFacet, facetBuffer := s.maxLookupBytes(), s.maxFacetBytes(), s.facetBufferBytes()
-	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx,
+	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Port: s.port(),
 		Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify,
 			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow, maxDensifyBytes: maxDensifyBytes, maxGroupBytes: maxGroup,
 			maxLookupBytes: maxLookup, maxFacetBytes: maxFacet, facetBufferBytes: facetBuffer},

@@ -260,10 +260,22 @@ func explainReply(s *Service, out bson.D, cmd bson.Raw) bson.Raw {
 // serverInfo is an explain's serverInfo: the server's host name and port
 // (of hostPort, the host:port it advertises), version and git version.
 func serverInfo(hostPort string) bson.D {
+	host, port := splitHostPort(hostPort)
+	return bson.D{{Key: "host", Value: host}, {Key: "port", Value: int32(port)}, {Key: "version", Value: mongoVersion}, {Key: "gitVersion", Value: "folio"}}
+}
+
+// splitHostPort splits a host:port (0 without a port).
+func splitHostPort(hostPort string) (string, int) {
 	host, p, err := net.SplitHostPort(hostPort)
 	if err != nil {
-		host = hostPort
+		return hostPort, 0
 	}
 	port, _ := strconv.Atoi(p)
-	return bson.D{{Key: "host", Value: host}, {Key: "port", Value: int32(port)}, {Key: "version", Value: mongoVersion}, {Key: "gitVersion", Value: "folio"}}
+	return host, port
+}
+
+// port is the server's port, of the host:port it advertises.
+func (s *Service) port() int {
+	_, p := splitHostPort(s.Host)
+	return p
 }
