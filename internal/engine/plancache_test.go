@@ -54,6 +54,10 @@ func TestQueryShape(t *testing.T) {
 		{[3]string{`{"a": 1}`}, [3]string{`{"b": 1}`}, false},
 		{[3]string{`{"a": 1}`}, [3]string{`{"a": {"$gt": 1}}`}, false},
 		{[3]string{`{"$or": [{"a": 1}, {"b": 2}]}`}, [3]string{`{"$or": [{"b": 7}, {"a": 8}]}`}, true},
+		// An $or of equalities on one path is the $in MongoDB's optimizer
+		// makes of it (jstest in_expression_plan_cache.js).
+		{[3]string{`{"c": 1, "$or": [{"b": 1}, {"b": 2}]}`}, [3]string{`{"c": 2, "b": {"$in": [1, 2, 3]}}`}, true},
+		{[3]string{`{"$or": [{"b": 1}, {"b": {"$gt": 2}}]}`}, [3]string{`{"b": {"$in": [1, 2]}}`}, false},
 		{[3]string{`{"a": 1}`, `{"a": 1}`}, [3]string{`{"a": 1}`, `{"a": -1}`}, false},
 		{[3]string{`{"a": 1}`, `{"a": 1}`}, [3]string{`{"a": 2}`, `{"a": 1.0}`}, true},
 		{[3]string{`{"a": 1}`, "", `{"b": 1, "c": 1}`}, [3]string{`{"a": 1}`, "", `{"c": true, "b": 1}`}, true},

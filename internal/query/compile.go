@@ -259,8 +259,33 @@ func parseLogical(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 	if len(n.Children) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "$and/$or/$nor must be a nonempty array")
 	}
-	n.orIn = n.Kind == KindOr && equalitiesOnOnePath(n.Children)
+	if n.Kind == KindOr && equalitiesOnOnePath(n.Children) {
+		return orAsIn(n.Children), nil
+	}
 	return n, nil
+}
+
+// orAsIn is the $in MongoDB's optimizer makes of an $or of equalities or
+// regexes on one path (OrMatchExpression's rewrite): {path: {$in: [...]}}
+// with the clauses' values in order, which matches the same documents
+// (and reports the same array position) and plans as one $in, so the two
+// spellings share a plan cache shape. The values are taken as the
+// equalities had them: an object with $-prefixed fields stays a value.
+func orAsIn(clauses []*Node) *Node {
+	arr := bsoncore.NewArrayBuilder()
+	var eqs []bson.RawValue
+	var res []*Node
+	for _, c := range clauses {
+		arr.AppendValue(bsoncore.Value{Type: bsoncore.Type(c.Value.Type), Data: c.Value.Value})
+		if c.Kind == KindRegex {
+			res = append(res, regexNode("", c.Value, c.re))
+		} else {
+			eqs = append(eqs, c.Value)
+		}
+	}
+	v := bson.RawValue{Type: bson.TypeArray, Value: arr.Build()}
+	set := newInSet(eqs, res)
+	return leaf(KindIn, clauses[0].Path, v, func(n *Node) { n.in = set })
 }
 
 // equalitiesOnOnePath reports whether clauses are two or more equalities

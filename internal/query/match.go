@@ -22,25 +22,17 @@ func (n *Node) matchDoc(doc []byte) (bool, int) {
 		return ok, pos
 	case KindOr:
 		// MongoDB's $or records no position (its clauses match without
-		// MatchDetails), unless its optimizer made it its only clause or
-		// an $in: that one reports the first element any clause matches.
+		// MatchDetails), unless its optimizer made it its only clause (or
+		// an $in: orAsIn).
 		if len(n.Children) == 1 {
 			return n.Children[0].matchDoc(doc)
 		}
-		matched, pos := false, -1
 		for _, c := range n.Children {
-			ok, p := c.matchDoc(doc)
-			if ok && !n.orIn {
+			if ok, _ := c.matchDoc(doc); ok {
 				return true, -1
 			}
-			if ok {
-				matched = true
-				if p >= 0 && (pos < 0 || p < pos) {
-					pos = p
-				}
-			}
 		}
-		return matched, pos
+		return false, -1
 	case KindNor:
 		for _, c := range n.Children {
 			if ok, _ := c.matchDoc(doc); ok {

@@ -23,17 +23,14 @@ import (
 // the position of its matching clause of highest rank.
 
 // matchTypeRank is a node's place in MongoDB 7.0's MatchExpression::
-// MatchType enumeration, the first key of matchExpressionComparator. An
-// $or MongoDB's optimizer makes a $in ranks as $in, and a $in of one
-// value as the equality (or regex) it becomes.
+// MatchType enumeration, the first key of matchExpressionComparator. A
+// $in of one value ranks as the equality (or regex) it becomes (an $or
+// MongoDB's optimizer makes a $in is one already: orAsIn).
 func matchTypeRank(n *Node) int {
 	switch n.Kind {
 	case KindAnd:
 		return 0
 	case KindOr:
-		if n.orIn {
-			return 13
-		}
 		return 1
 	case KindElemMatchObject:
 		return 2
@@ -98,24 +95,6 @@ func matchTypeRank(n *Node) int {
 	return 29 // $jsonSchema and its internal expressions come after
 }
 
-// matchPath is the path matchExpressionComparator reads: a leaf's, an
-// $or made a $in's, none for the others.
-func matchPath(n *Node) string {
-	if n.Kind == KindOr && n.orIn {
-		return n.Children[0].Path
-	}
-	return n.Path
-}
-
-// matchChildren are the clauses matchExpressionComparator compares: none
-// for an $or made a $in.
-func matchChildren(n *Node) []*Node {
-	if n.Kind == KindOr && n.orIn {
-		return nil
-	}
-	return n.Children
-}
-
 // compareClauses orders clauses as matchExpressionComparator does: by
 // MatchType, path, then their clauses and their number of clauses; the
 // operand does not count, so clauses of one kind on one path keep their
@@ -127,10 +106,10 @@ func compareClauses(x, y *Node) int {
 	if c := cmp.Compare(matchTypeRank(x), matchTypeRank(y)); c != 0 {
 		return c
 	}
-	if c := strings.Compare(matchPath(x), matchPath(y)); c != 0 {
+	if c := strings.Compare(x.Path, y.Path); c != 0 {
 		return c
 	}
-	xc, yc := matchChildren(x), matchChildren(y)
+	xc, yc := x.Children, y.Children
 	for i := range min(len(xc), len(yc)) {
 		if c := compareClauses(xc[i], yc[i]); c != 0 {
 			return c
@@ -145,7 +124,7 @@ func compareClauses(x, y *Node) int {
 // hoisted is the clause MongoDB's optimizer leaves in c's place: c less
 // its wrappers of one clause ($and, or an $or it does not make a $in).
 func hoisted(c *Node) *Node {
-	for (c.Kind == KindAnd || c.Kind == KindOr && !c.orIn) && len(c.Children) == 1 {
+	for (c.Kind == KindAnd || c.Kind == KindOr) && len(c.Children) == 1 {
 		c = c.Children[0]
 	}
 	return c

@@ -121,9 +121,6 @@ type Node struct {
 	where    *whereMatch
 	text     *TextSearch
 	geo      *geo.Query
-	// orIn marks an $or that MongoDB's optimizer rewrites into one $in:
-	// two or more equalities (not to a regex) or regexes on one path.
-	orIn bool
 	// absorbed marks a $and whose clauses MongoDB's optimizer hoists into
 	// its parent $and's, and posRank is a clause's place in its $and as
 	// MongoDB sorts it (see rankPositions).
