@@ -2,6 +2,7 @@ package commands
 
 import (
 	"net"
+	"os"
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -278,4 +279,15 @@ func splitHostPort(hostPort string) (string, int) {
 func (s *Service) port() int {
 	_, p := splitHostPort(s.Host)
 	return p
+}
+
+// prettyHostName is the host serverStatus, hostInfo and dbHash report, as
+// MongoDB's prettyHostName: the machine's host name, and the server's port
+// after it unless that is the default, 27017.
+func (s *Service) prettyHostName() string {
+	host, _ := os.Hostname()
+	if p := s.port(); p != 0 && p != 27017 {
+		host += ":" + strconv.Itoa(p)
+	}
+	return host
 }

@@ -236,8 +236,8 @@ func connectionStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "authInfo", Value: auth}}), nil
 }
 
-func hostInfoCmd(*Service, *Request) (bson.Raw, error) {
-	host, _ := os.Hostname()
+func hostInfoCmd(s *Service, _ *Request) (bson.Raw, error) {
+	host := s.prettyHostName()
 	return marshal(bson.D{
 		{Key: "system", Value: append(append(bson.D{
 			{Key: "currentTime", Value: bson.NewDateTimeFromTime(time.Now())},

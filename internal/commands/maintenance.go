@@ -81,7 +81,7 @@ func dbHashCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	return marshal(bson.D{
-		{Key: "host", Value: s.Host},
+		{Key: "host", Value: s.prettyHostName()},
 		{Key: "collections", Value: colls},
 		{Key: "capped", Value: capped},
 		{Key: "uuids", Value: uuids},

@@ -31,7 +31,7 @@ var serverStatusSpec = &argSpec{path: "serverStatus", open: "section names: 0 or
 // mongostat. Every figure is measured; sections of MongoDB machinery Folio
 // does not have (wiredTiger, tcmalloc, sharding...) are absent.
 func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
-	host, _ := os.Hostname()
+	host := s.prettyHostName()
 	now := time.Now()
 	up := now.Sub(s.Started)
 	d := bson.D{

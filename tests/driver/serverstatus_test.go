@@ -2,6 +2,8 @@ package driver_test
 
 import (
 	"context"
+	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +46,26 @@ func TestServerStatusSections(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPrettyHostName: serverStatus's host, hostInfo's system.hostname and
+// dbHash's host are MongoDB's prettyHostName, the machine's host name with
+// the port after it when the server is not on 27017 (the test server's
+// port is random).
+func TestPrettyHostName(t *testing.T) {
+	client, in := startServer(t)
+	hostname, _ := os.Hostname()
+	_, port, _ := net.SplitHostPort(in.Addr())
+	want := hostname + ":" + port
+	if got := replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}).Lookup("host").StringValue(); got != want {
+		t.Errorf("serverStatus host %q, want %q", got, want)
+	}
+	if got := replyOf(t, client, "admin", bson.D{{Key: "hostInfo", Value: 1}}).Lookup("system", "hostname").StringValue(); got != want {
+		t.Errorf("hostInfo system.hostname %q, want %q", got, want)
+	}
+	if got := replyOf(t, client, "test", bson.D{{Key: "dbHash", Value: 1}}).Lookup("host").StringValue(); got != want {
+		t.Errorf("dbHash host %q, want %q", got, want)
 	}
 }
 
