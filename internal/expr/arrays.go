@@ -280,11 +280,8 @@ func evalSlice(n int, at func(int) (bson.RawValue, error)) (bson.RawValue, error
 // is checked when evaluated (40090).
 func compileIndexOfArray(coll *collation.Collator) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		args, err := c.argList(v, s)
+		args, err := c.operandList(name, v, s, 2, 4)
 		if err != nil {
-			return nil, err
-		}
-		if err := arity(name, len(args), 2, 4); err != nil {
 			return nil, err
 		}
 		if arr := args[0]; arr.constant && !c.deferFolds {
@@ -545,11 +542,8 @@ func evalSetEquals(coll *collation.Collator, n int, at func(int) (bson.RawValue,
 // optimize, and every operand is checked when evaluated.
 func compileSetIsSubset(coll *collation.Collator) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		args, err := c.argList(v, s)
+		args, err := c.operandList(name, v, s, 2, 2)
 		if err != nil {
-			return nil, err
-		}
-		if err := arity(name, len(args), 2, 2); err != nil {
 			return nil, err
 		}
 		a, b := args[0], args[1]

@@ -352,6 +352,16 @@ func (c *compiler) fold(args []*Expr, fn evalFn) (*Expr, error) {
 	return constExpr(v), nil
 }
 
+// operandList compiles the operand list of operator name (argList) and
+// checks it holds between min and max operands (max < 0: no limit).
+func (c *compiler) operandList(name string, v bson.RawValue, s *Scope, min, max int) ([]*Expr, error) {
+	args, err := c.argList(v, s)
+	if err != nil {
+		return nil, err
+	}
+	return args, arity(name, len(args), min, max)
+}
+
 // argList compiles an operator's operand list: an array of expressions, or a
 // single expression standing for a one-element list.
 func (c *compiler) argList(v bson.RawValue, s *Scope) ([]*Expr, error) {
@@ -414,11 +424,8 @@ type (
 // unary registers an operator taking exactly one operand.
 func unary(fn unaryFn) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		args, err := c.argList(v, s)
+		args, err := c.operandList(name, v, s, 1, 1)
 		if err != nil {
-			return nil, err
-		}
-		if err := arity(name, len(args), 1, 1); err != nil {
 			return nil, err
 		}
 		a := args[0]
@@ -435,11 +442,8 @@ func unary(fn unaryFn) opCompiler {
 // binary registers an operator taking exactly two operands.
 func binary(fn binaryFn) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		args, err := c.argList(v, s)
+		args, err := c.operandList(name, v, s, 2, 2)
 		if err != nil {
-			return nil, err
-		}
-		if err := arity(name, len(args), 2, 2); err != nil {
 			return nil, err
 		}
 		a, b := args[0], args[1]
@@ -461,11 +465,8 @@ func binary(fn binaryFn) opCompiler {
 // no limit).
 func nary(min, max int, fn naryFn) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		args, err := c.argList(v, s)
+		args, err := c.operandList(name, v, s, min, max)
 		if err != nil {
-			return nil, err
-		}
-		if err := arity(name, len(args), min, max); err != nil {
 			return nil, err
 		}
 		return c.foldNary(args, fn)
@@ -478,11 +479,8 @@ func nary(min, max int, fn naryFn) opCompiler {
 // whose constant operands it folds as foldAssociative says.
 func associativeNary(min, max int, commutative bool, fn operandFn) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		args, err := c.argList(v, s)
+		args, err := c.operandList(name, v, s, min, max)
 		if err != nil {
-			return nil, err
-		}
-		if err := arity(name, len(args), min, max); err != nil {
 			return nil, err
 		}
 		return c.foldAssociative(name, args, commutative, fn)
@@ -578,11 +576,8 @@ func (c *compiler) foldOperands(args []*Expr, fn operandFn) (*Expr, error) {
 // < 0: no limit) that reads them as fn asks for them (see operandFn).
 func operands(min, max int, fn operandFn) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		args, err := c.argList(v, s)
+		args, err := c.operandList(name, v, s, min, max)
 		if err != nil {
-			return nil, err
-		}
-		if err := arity(name, len(args), min, max); err != nil {
 			return nil, err
 		}
 		return c.foldOperands(args, fn)
