@@ -440,19 +440,7 @@ func TestAccumulatorBytesParameters(t *testing.T) {
 func TestSetWindowFieldsMemoryParameter(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
-	admin := client.Database("admin")
-	const name = "internalDocumentSourceSetWindowFieldsMaxMemoryBytes"
-	var got bson.Raw
-	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
-		t.Fatal(err)
-	}
-	if v, ok := got.Lookup(name).Int64OK(); !ok || v != 100*1024*1024 {
-		t.Fatalf("%s default: %v", name, got)
-	}
-	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 1200}}).Err(); err != nil {
-		t.Fatal(err)
-	}
-	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: int64(100 * 1024 * 1024)}})
+	set := setMemoryParameter(t, client, "internalDocumentSourceSetWindowFieldsMaxMemoryBytes", 1200)
 	coll := client.Database("windowmem").Collection("c")
 	for i := range 10 {
 		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "partitionKey", Value: 1}, {Key: "largeStr", Value: strings.Repeat(",", 1024)}}); err != nil {
@@ -473,9 +461,7 @@ func TestSetWindowFieldsMemoryParameter(t *testing.T) {
 	if len(out) != 10 || out[0].Lookup("val").Int32() != 45 {
 		t.Fatalf("spilled window: %v", out)
 	}
-	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 3 * 1200 * 10}}).Err(); err != nil {
-		t.Fatal(err)
-	}
+	set(3 * 1200 * 10)
 	if _, err := window(false); err != nil {
 		t.Fatal(err)
 	}
@@ -488,19 +474,7 @@ func TestSetWindowFieldsMemoryParameter(t *testing.T) {
 func TestGroupMemoryParameter(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
-	admin := client.Database("admin")
-	const name = "internalDocumentSourceGroupMaxMemoryBytes"
-	var got bson.Raw
-	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
-		t.Fatal(err)
-	}
-	if v, ok := got.Lookup(name).Int64OK(); !ok || v != 100*1024*1024 {
-		t.Fatalf("%s default: %v", name, got)
-	}
-	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 1000}}).Err(); err != nil {
-		t.Fatal(err)
-	}
-	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: int64(100 * 1024 * 1024)}})
+	set := setMemoryParameter(t, client, "internalDocumentSourceGroupMaxMemoryBytes", 1000)
 	coll := client.Database("groupmem").Collection("c")
 	for i := range 10 {
 		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "s", Value: strings.Repeat(string(rune('a'+i)), 200)}}); err != nil {
@@ -520,9 +494,7 @@ func TestGroupMemoryParameter(t *testing.T) {
 	if out, err := group(true); err != nil || len(out) != 10 {
 		t.Fatalf("spilled $group: %d groups, %v", len(out), err)
 	}
-	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 1 << 20}}).Err(); err != nil {
-		t.Fatal(err)
-	}
+	set(1 << 20)
 	if _, err := group(false); err != nil {
 		t.Fatal(err)
 	}
@@ -537,11 +509,7 @@ func TestGroupMemoryParameter(t *testing.T) {
 func TestGroupMemoryCountsAccumulatorState(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := t.Context()
-	admin := client.Database("admin")
-	const name = "internalDocumentSourceGroupMaxMemoryBytes"
-	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 20000}}).Err(); err != nil {
-		t.Fatal(err)
-	}
+	setMemoryParameter(t, client, "internalDocumentSourceGroupMaxMemoryBytes", 20000)
 	coll := client.Database("groupjsmem").Collection("c")
 	docs := make([]any, 20)
 	for i := range docs {
@@ -577,19 +545,7 @@ func TestGroupMemoryCountsAccumulatorState(t *testing.T) {
 func TestDensifyMemoryParameter(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
-	admin := client.Database("admin")
-	const name = "internalDocumentSourceDensifyMaxMemoryBytes"
-	var got bson.Raw
-	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
-		t.Fatal(err)
-	}
-	if v, ok := got.Lookup(name).Int64OK(); !ok || v != 100*1024*1024 {
-		t.Fatalf("%s default: %v", name, got)
-	}
-	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 1000}}).Err(); err != nil {
-		t.Fatal(err)
-	}
-	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: int64(100 * 1024 * 1024)}})
+	setMemoryParameter(t, client, "internalDocumentSourceDensifyMaxMemoryBytes", 1000)
 	coll := client.Database("densifymem").Collection("c")
 	long := strings.Repeat(",", 100)
 	insert := func(field string) {
@@ -618,4 +574,32 @@ func TestDensifyMemoryParameter(t *testing.T) {
 	if err := densify(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// setMemoryParameter checks that the server parameter name is a long of
+// 100 MiB by default, as MongoDB's stage memory limits are, sets it to n,
+// and returns the function that sets it again; the default comes back when
+// the test ends.
+func setMemoryParameter(t *testing.T, client *mongo.Client, name string, n int64) func(int64) {
+	t.Helper()
+	ctx := context.Background()
+	admin := client.Database("admin")
+	var got bson.Raw
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Lookup(name).Int64OK(); !ok || v != 100*1024*1024 {
+		t.Fatalf("%s default: %v", name, got)
+	}
+	set := func(n int64) {
+		t.Helper()
+		if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: n}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(n)
+	t.Cleanup(func() {
+		admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: int64(100 * 1024 * 1024)}})
+	})
+	return set
 }
