@@ -79,15 +79,26 @@ func bucketConds(o Options, match bson.Raw) bson.A {
 			out = append(out, bson.D{{Key: "meta" + k[len(o.MetaField):], Value: v}})
 		case k == o.TimeField:
 			out = append(out, timeConds(o, v)...)
-		case o.OneSchema && k != "" && k[0] != '$' && !strings.Contains(k, "."):
+		case o.OneSchema && fieldPath(k):
 			out = append(out, measurementConds(k, v)...)
 		}
 	}
 	return out
 }
 
-// measurementConds bounds a bucket's control.min and control.max of f, a
-// top-level measurement field, by a condition on f: a number or a date,
+// fieldPath reports whether k is a path of named fields: no component
+// empty or starting with '$'.
+func fieldPath(k string) bool {
+	for part := range strings.SplitSeq(k, ".") {
+		if part == "" || part[0] == '$' {
+			return false
+		}
+	}
+	return true
+}
+
+// measurementConds bounds a bucket's control.min and control.max of f, the
+// path of a measurement field, by a condition on f: a number or a date,
 // or a document of $eq, $gt, $gte, $lt and $lte on them (other operators
 // and values say nothing of the buckets). They hold of every bucket that
 // holds a match because a bucket keeps one schema: f (each element, for
@@ -95,8 +106,10 @@ func bucketConds(o Options, match bson.Raw) bson.A {
 // control.min.f and control.max.f are of that class and bound it, element
 // by element for arrays, which the conditions traverse as the query on
 // the measurements does. Numbers and dates compare alike under every
-// collation. NaN, the least number, may be a bucket's minimum below
-// matching values, so a condition on the minimum passes it too.
+// collation. A dotted path reads the bounds through objects and arrays as
+// it reads a measurement, since they keep its structure. NaN, the least
+// number, may be a bucket's minimum below matching values, so a condition
+// on the minimum passes it too.
 func measurementConds(f string, v bson.RawValue) bson.A {
 	if _, isOps := v.DocumentOK(); !isOps {
 		return boundConds(f, "$eq", v)

@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -523,9 +524,11 @@ func TestBucketMinMaxAndSchema(t *testing.T) {
 }
 
 // TestBucketFilterOnMeasurements checks the bucket filter of conditions
-// on measurement fields against its oracle, the measurements themselves:
-// random measurements (numbers of every type, NaN, dates, strings, null,
-// arrays, objects, missing) fill buckets as inserts fill them, and no
+// on measurement fields, top-level and dotted, against its oracle, the
+// measurements themselves: random measurements (numbers of every type,
+// NaN, dates, strings, null, arrays, objects, missing, nested), each
+// field keeping a random shape for a while, fill buckets as inserts fill
+// them, and no
 // bucket holding a measurement that a random filter matches may fail that
 // filter's bucket filter. Some buckets must fail it, so that the check
 // cannot pass by passing everything.
@@ -554,36 +557,48 @@ func TestBucketFilterOnMeasurements(t *testing.T) {
 		}
 	}
 	date := func() any { return t0.Add(time.Duration(r.IntN(40)-20) * time.Minute) }
-	var value func(depth int) any
-	value = func(depth int) any {
-		switch k := r.IntN(12); {
-		case k < 5:
-			return number()
+	// A shape makes values of one schema: a bucket fills with a field's
+	// values while the field keeps its shape, which changes now and then.
+	var shape func(depth int) func() any
+	shape = func(depth int) func() any {
+		switch k := r.IntN(10); {
+		case k < 4:
+			return number
+		case k == 4:
+			return date
 		case k == 5:
-			return date()
+			return func() any { return []string{"a", "m", "z"}[r.IntN(3)] }
 		case k == 6:
-			return []string{"a", "m", "z"}[r.IntN(3)]
-		case k == 7:
-			return nil
-		case k == 8 && depth < 2:
-			return bson.D{{Key: "a", Value: value(depth + 1)}}
-		case k <= 10 && depth < 2:
-			a := bson.A{}
-			for range r.IntN(4) {
-				a = append(a, value(depth+1))
+			return func() any { return nil }
+		case k == 7 && depth < 2:
+			sub := shape(depth + 1)
+			return func() any { return bson.D{{Key: "a", Value: sub()}} }
+		case k <= 9 && depth < 2:
+			elem := shape(depth + 1)
+			return func() any {
+				a := bson.A{}
+				for range r.IntN(4) {
+					a = append(a, elem())
+				}
+				return a
 			}
-			return a
 		default:
-			return true
+			return func() any { return r.IntN(2) == 0 }
 		}
 	}
+	shapes := map[string]func() any{}
 	var buckets []bson.Raw
 	open := map[string]*Bucket{}
 	for i := range 3000 {
-		d := bson.D{{Key: "t", Value: t0.Add(time.Duration(i) * 5 * time.Second)}, {Key: "m", Value: r.IntN(3)}}
+		m := r.IntN(3)
+		d := bson.D{{Key: "t", Value: t0.Add(time.Duration(i) * 5 * time.Second)}, {Key: "m", Value: m}}
 		for _, f := range []string{"v", "w"} {
+			key := fmt.Sprint(m, f)
+			if shapes[key] == nil || r.IntN(40) == 0 {
+				shapes[key] = shape(0)
+			}
 			if r.IntN(5) > 0 {
-				d = append(d, bson.E{Key: f, Value: value(0)})
+				d = append(d, bson.E{Key: f, Value: shapes[key]()})
 			}
 		}
 		raw := doc(t, d)
@@ -606,7 +621,7 @@ func TestBucketFilterOnMeasurements(t *testing.T) {
 		buckets = append(buckets, b.Document(o))
 	}
 	cond := func() bson.D {
-		f := []string{"v", "w"}[r.IntN(2)]
+		f := []string{"v", "w", "v.a", "v.0", "v.a.a", "v.0.a", "w.1", "v.a.0"}[r.IntN(8)]
 		var operand func() any = number
 		if r.IntN(4) == 0 {
 			operand = date

@@ -1274,6 +1274,7 @@ func TestTimeseriesMeasurementIndex(t *testing.T) {
 		{{Key: "temp", Value: 100}},
 		{{Key: "temp", Value: bson.D{{Key: "$gt", Value: 50}, {Key: "$lt", Value: 52}}}},
 		{{Key: "temp.c", Value: 111}},
+		{{Key: "temp.c", Value: bson.D{{Key: "$gt", Value: 1500}}}},
 		{{Key: "temp", Value: math.NaN()}},
 		{{Key: "temp", Value: "warm"}},
 		{{Key: "temp", Value: nil}},
