@@ -380,3 +380,13 @@ func arrayPaths(doc bson.Raw, prefix string, out *[]string) {
 		}
 	}
 }
+
+func joinPath(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
+}

@@ -446,7 +446,11 @@ func constraintLeaves(root *query.Node) []*query.Node {
 }
 
 // appendConstraintLeaves appends to out the constraint leaves of n, whose
-// paths are relative to prefix.
+// paths are relative to prefix: "" at the top level, else the path of the
+// enclosing $elemMatch followed by a dot, so that a field named "" stays a
+// component of the absolute path ("a." + "" is "a.", "" + "." + "b" is
+// ".b"), which then names no index field (an index key pattern has no
+// empty field names) instead of its parent's or a top-level field.
 func appendConstraintLeaves(out []*query.Node, n *query.Node, prefix string) []*query.Node {
 	switch n.Kind {
 	case query.KindAnd:
@@ -461,7 +465,7 @@ func appendConstraintLeaves(out []*query.Node, n *query.Node, prefix string) []*
 		out = appendConstraintLeaves(out, n.Children[0], prefix)
 	case query.KindElemMatchObject:
 		for _, ch := range n.Children {
-			out = appendConstraintLeaves(out, ch, joinPath(prefix, n.Path))
+			out = appendConstraintLeaves(out, ch, prefix+n.Path+".")
 		}
 	default:
 		out = appendLeaf(out, n, prefix)
@@ -481,24 +485,22 @@ func holdsSearch(n *query.Node) bool {
 	return found
 }
 
-// appendLeaf appends leaf n, its path made absolute under prefix.
+// appendLeaf appends leaf n, its path made absolute under prefix (see
+// appendConstraintLeaves), and so the path of the condition a $not
+// negates, which the bounds of a negation read: {a: {$elemMatch: {b:
+// {$ne: 1}}}} constrains a.b, never a top-level b.
 func appendLeaf(out []*query.Node, n *query.Node, prefix string) []*query.Node {
 	if prefix != "" {
 		cp := *n
-		cp.Path = joinPath(prefix, n.Path)
+		cp.Path = prefix + n.Path
+		if n.Kind == query.KindNot && len(n.Children) == 1 {
+			ch := *n.Children[0]
+			ch.Path = prefix + ch.Path
+			cp.Children = []*query.Node{&ch}
+		}
 		n = &cp
 	}
 	return append(out, n)
-}
-
-func joinPath(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "." + b
 }
 
 // build derives the scan of ix (nil: the document store) for the query:
