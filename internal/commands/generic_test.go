@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -64,12 +65,14 @@ func TestGenericArguments(t *testing.T) {
 	rc := func(d bson.D) bson.D { return with(find, "readConcern", d) }
 	ct := func(v any) bson.D { return with(ping, "$clusterTime", v) }
 	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: make([]byte, 16)}}}
+	opTime := bson.D{{Key: "ts", Value: bson.Timestamp{T: 1, I: 1}}, {Key: "t", Value: int64(1)}}
 
 	tests := []struct {
 		name string
 		cmd  bson.D
-		code int32 // 0: ok
-		wce  int32 // writeConcernError code expected on an ok reply
+		code int32  // 0: ok
+		wce  int32  // writeConcernError code expected on an ok reply
+		msg  string // in the errmsg, when given
 	}{
 		// Sessions.
 		{name: "lsid", cmd: with(ping, "lsid", lsid)},
@@ -122,9 +125,19 @@ func TestGenericArguments(t *testing.T) {
 		{name: "atClusterTime without snapshot", cmd: rc(bson.D{{Key: "atClusterTime", Value: now}}), code: 72},
 		{name: "atClusterTime null", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: bson.Timestamp{}}}), code: 72},
 		{name: "atClusterTime of second 0", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: bson.Timestamp{I: 1}}}), code: 72},
-		{name: "afterClusterTime of second 0", cmd: rc(bson.D{{Key: "afterClusterTime", Value: bson.Timestamp{I: 1}}}), code: 72},
-		{name: "atClusterTime and afterClusterTime", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: now}, {Key: "afterClusterTime", Value: now}}), code: 72},
-		{name: "afterOpTime", cmd: rc(bson.D{{Key: "afterOpTime", Value: bson.D{}}}), code: 238},
+		// ReadConcernArgs::parse refuses only Timestamp(0, 0) for afterClusterTime.
+		{name: "afterClusterTime of second 0", cmd: rc(bson.D{{Key: "afterClusterTime", Value: bson.Timestamp{I: 1}}})},
+		{name: "atClusterTime and afterClusterTime", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: now}, {Key: "afterClusterTime", Value: now}}), code: 72,
+			msg: "Specifying a timestamp for readConcern snapshot in a causally consistent session is not allowed"},
+		{name: "afterOpTime", cmd: rc(bson.D{{Key: "afterOpTime", Value: opTime}}), code: 238},
+		{name: "afterOpTime not an object", cmd: rc(bson.D{{Key: "afterOpTime", Value: 1}}), code: 14},
+		{name: "afterOpTime without ts", cmd: rc(bson.D{{Key: "afterOpTime", Value: bson.D{}}}), code: 4},
+		{name: "afterOpTime and afterClusterTime", cmd: rc(bson.D{{Key: "afterOpTime", Value: opTime}, {Key: "afterClusterTime", Value: now}}), code: 72},
+		{name: "afterOpTime at snapshot", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "afterOpTime", Value: opTime}}), code: 72},
+		{name: "readConcern provenance", cmd: rc(bson.D{{Key: "level", Value: "local"}, {Key: "provenance", Value: "implicitDefault"}})},
+		{name: "readConcern bad provenance", cmd: rc(bson.D{{Key: "provenance", Value: "x"}}), code: 2,
+			msg: "Enumeration value 'x' for field 'ReadConcernArgs::parse.provenance' is not a valid value."},
+		{name: "readConcern provenance not a string", cmd: rc(bson.D{{Key: "provenance", Value: 1}}), code: 14},
 		// writeConcern.
 		{name: "w 1", cmd: wc(bson.D{{Key: "w", Value: 1}})},
 		{name: "w majority", cmd: wc(bson.D{{Key: "w", Value: "majority"}})},
@@ -210,6 +223,9 @@ func TestGenericArguments(t *testing.T) {
 			if tt.code != 0 {
 				if ok != 0 || code(reply) != tt.code {
 					t.Fatalf("reply %v, want code %d", reply, tt.code)
+				}
+				if msg, _ := reply.Lookup("errmsg").StringValueOK(); !strings.Contains(msg, tt.msg) {
+					t.Fatalf("errmsg %q, want %q in it", msg, tt.msg)
 				}
 				return
 			}

@@ -36,7 +36,7 @@ func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
 		return mongoerr.New(mongoerr.InvalidBSON, "invalid readConcern: %v", err)
 	}
 	var rc ReadConcern
-	afterGiven, atGiven, unsupported := false, false, ""
+	afterGiven, atGiven, opTimeGiven, unsupported := false, false, false, ""
 	for _, el := range elems {
 		v := el.Value()
 		switch key := el.Key(); key {
@@ -60,28 +60,54 @@ func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
 				rc.AfterClusterTime, afterGiven = ct, true
 			}
 		case "provenance":
+			// parsed by the IDL struct ReadWriteConcernProvenance, under
+			// the context name ReadConcernArgs::parse
 			if v.Type != bson.TypeString {
-				return extractTypeError(key, v, bson.TypeString)
+				return wrongType("ReadConcernArgs::parse", key, v, "string")
 			}
-		case "afterOpTime", "allowTransactionTableSnapshot", "waitLastStableRecoveryTimestamp":
+			if !provenances[v.StringValue()] {
+				return mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'ReadConcernArgs::parse.provenance' is not a valid value.", v.StringValue())
+			}
+		case "afterOpTime":
+			// An OpTime {ts, t}: checked, and weighed against the other
+			// fields, before Folio refuses it.
+			op, ok := v.DocumentOK()
+			if !ok {
+				return extractTypeError(key, v, bson.TypeEmbeddedDocument)
+			}
+			ts, err := op.LookupErr("ts")
+			if err != nil {
+				return mongoerr.New(mongoerr.NoSuchKey, "Missing expected field \"ts\"")
+			}
+			if ts.Type != bson.TypeTimestamp {
+				return extractTypeError("ts", ts, bson.TypeTimestamp)
+			}
+			opTimeGiven, unsupported = true, key
+		case "allowTransactionTableSnapshot", "waitLastStableRecoveryTimestamp":
 			// Internal to replication and sharding.
 			unsupported = key
 		default:
 			return mongoerr.New(mongoerr.InvalidOptions, "Unrecognized option in readConcern: %s", key)
 		}
 	}
+	// The combinations, in the order ReadConcernArgs::parse checks them.
 	switch {
+	case afterGiven && opTimeGiven:
+		return mongoerr.New(mongoerr.InvalidOptions, "Can not specify both afterClusterTime and afterOpTime")
 	case afterGiven && atGiven:
-		return mongoerr.New(mongoerr.InvalidOptions, "Can not specify both afterClusterTime and atClusterTime")
+		return mongoerr.New(mongoerr.InvalidOptions, "Specifying a timestamp for readConcern snapshot in a causally consistent session is not allowed. See https://docs.mongodb.com/manual/core/read-isolation-consistency-recency/#causal-consistency")
 	case afterGiven && rc.Level != "" && rc.Level != "local" && rc.Level != "majority" && rc.Level != "snapshot":
 		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime field can be set only if level is equal to majority, local, or snapshot")
+	case opTimeGiven && rc.Level == "snapshot":
+		return mongoerr.New(mongoerr.InvalidOptions, "afterOpTime field cannot be set if level is equal to snapshot")
 	case atGiven && rc.Level != "snapshot":
 		return mongoerr.New(mongoerr.InvalidOptions, "atClusterTime field can be set only if level is equal to snapshot")
-	case afterGiven && rc.AfterClusterTime.Secs() == 0:
-		// a timestamp of second 0 is null, as MongoDB's Timestamp::isNull
-		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime cannot be a null timestamp")
 	case atGiven && rc.AtClusterTime.Secs() == 0:
+		// a timestamp of second 0 is null, as MongoDB's Timestamp::isNull
 		return mongoerr.New(mongoerr.InvalidOptions, "atClusterTime cannot be a null timestamp")
+	case afterGiven && rc.AfterClusterTime == 0:
+		// only Timestamp(0, 0): afterClusterTime may have second 0
+		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime cannot be a null timestamp")
 	}
 	if unsupported != "" {
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support readConcern.%s", unsupported)
