@@ -60,7 +60,7 @@ func cursorReplyWith(r *Request, ns, batchField string, fill func([]byte) ([]byt
 	r.op.noteCursor(n, cursorID)
 	out = bsoncore.AppendInt64Element(out, "id", cursorID)
 	out = bsoncore.AppendStringElement(out, "ns", ns)
-	if r.atClusterTime != 0 && batchField == "firstBatch" {
+	if r.atClusterTime != 0 {
 		ts := r.atClusterTime.Timestamp()
 		out = bsoncore.AppendTimestampElement(out, "atClusterTime", ts.T, ts.I)
 	}
@@ -232,6 +232,7 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 	bs := &boundSource{Source: src, ctx: b}
 	if r.view != nil {
 		bs.view, bs.unpin = r.view, s.Engine.PinView(r.view)
+		bs.atClusterTime = r.atClusterTime
 	}
 	c := openCursor(r, db, coll, bs)
 	c.NoTimeout = fb.noTimeout
@@ -454,6 +455,10 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	bs := c.Source().(*boundSource)
+	// A snapshot cursor's getMore reports its atClusterTime, as
+	// getmore_cmd.cpp does outside a transaction from the read concern
+	// the cursor keeps.
+	r.atClusterTime = bs.atClusterTime
 	r.op.setCursor(c.Info())
 	if bs.limited {
 		if err := s.expireAtOnce(); err != nil {

@@ -442,3 +442,34 @@ func TestClusterTimeFieldsLen(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotGetMoreAtClusterTime: each getMore of a cursor read at
+// readConcern snapshot outside a transaction reports the atClusterTime of
+// its first batch (getmore_cmd.cpp; jstest readConcern_snapshot.js), and a
+// getMore of any other cursor none.
+func TestSnapshotGetMoreAtClusterTime(t *testing.T) {
+	s := newReplSetService(t, time.Unix(1_700_000_000, 0))
+	runCmd(t, s, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}}})
+	for _, tt := range []struct {
+		name     string
+		rc       bson.D
+		reported bool
+	}{
+		{"snapshot", bson.D{{Key: "level", Value: "snapshot"}}, true},
+		{"local", bson.D{{Key: "level", Value: "local"}}, false},
+	} {
+		first := runCmd(t, s, bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 0}, {Key: "readConcern", Value: tt.rc}})
+		id, ok := first.Lookup("cursor", "id").Int64OK()
+		if !ok || id == 0 {
+			t.Fatalf("%s: find %v", tt.name, first)
+		}
+		wantT, wantI, _ := first.Lookup("cursor", "atClusterTime").TimestampOK()
+		for i := 0; i < 2; i++ {
+			more := runCmd(t, s, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}})
+			gotT, gotI, ok := more.Lookup("cursor", "atClusterTime").TimestampOK()
+			if ok != tt.reported || ok && (gotT != wantT || gotI != wantI) {
+				t.Fatalf("%s: getMore %d %v, want atClusterTime Timestamp(%d, %d) (reported %v)", tt.name, i, more, wantT, wantI, tt.reported)
+			}
+		}
+	}
+}

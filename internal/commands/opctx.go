@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/engine"
@@ -101,6 +102,10 @@ type boundSource struct {
 	// ($lookup's).
 	view  *engine.ReadView
 	unpin func()
+	// atClusterTime is the time of view a read at readConcern snapshot
+	// outside a transaction reads, which each getMore reports as the
+	// opening command did; zero for any other cursor.
+	atClusterTime clock.Time
 }
 
 // Close closes the source and lets go of its view.
