@@ -153,6 +153,11 @@ var readConcernAllLevels = map[string]bool{"find": true, "aggregate": true, "dis
 func (s *Service) checkReadConcern(r *Request, name string) error {
 	rc := r.Args.ReadConcern
 	if r.Args.Session.inTxn && rc.AtClusterTime != 0 {
+		// A time never handed out is refused first, as MongoDB's wait for
+		// the read concern refuses it in a transaction too.
+		if now := s.Clock.Now(); rc.AtClusterTime > now {
+			return atClusterTimeAhead(rc.AtClusterTime, now)
+		}
 		// A transaction reads the state of its start.
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support readConcern.atClusterTime in a transaction")
 	}
@@ -199,9 +204,7 @@ func (s *Service) pinSnapshot(r *Request) error {
 		at = r.readTime
 		r.view = s.Engine.HoldView(uint64(at))
 	case at > now:
-		return mongoerr.New(mongoerr.InvalidOptions,
-			"readConcern atClusterTime value must not be greater than the current clusterTime. Requested clusterTime: { ts: %s }; current clusterTime: { ts: %s }",
-			at, now)
+		return atClusterTimeAhead(at, now)
 	default:
 		view, ok := s.Engine.View(uint64(at))
 		switch {
@@ -216,6 +219,14 @@ func (s *Service) pinSnapshot(r *Request) error {
 	}
 	r.atClusterTime = at
 	return nil
+}
+
+// atClusterTimeAhead refuses an atClusterTime later than the clock's
+// present, which this node never handed out.
+func atClusterTimeAhead(at, now clock.Time) error {
+	return mongoerr.New(mongoerr.InvalidOptions,
+		"readConcern atClusterTime value must not be greater than the current clusterTime. Requested clusterTime: { ts: %s }; current clusterTime: { ts: %s }",
+		at, now)
 }
 
 // readConcernUnsupported is why name does not support level (not local)
