@@ -72,6 +72,14 @@ func parseWriteConcern(a *GenericArgs, v bson.RawValue) error {
 			case v.Type == bson.TypeEmbeddedDocument && rawdoc.Len(v.Value) == 0:
 				return mongoerr.New(mongoerr.FailedToParse, "tagged write concern requires tags")
 			case v.Type == bson.TypeEmbeddedDocument:
+				// MongoDB's deserializeWriteConcernW takes only number
+				// values; a valid tag set is what Folio does not honour.
+				tags, _ := bson.Raw(v.Value).Elements()
+				for _, tag := range tags {
+					if !values.IsNumber(tag.Value().Type) {
+						return mongoerr.New(mongoerr.FailedToParse, "tags must be a single level document with only number values; found: %s", values.ShellElement(tag.Key(), tag.Value()))
+					}
+				}
 				return mongoerr.New(mongoerr.NotImplemented, "Folio does not support tagged write concerns (writeConcern.w as an object)")
 			case v.Type == bson.TypeNull || v.Type == bson.TypeUndefined:
 			default:
