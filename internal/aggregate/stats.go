@@ -38,6 +38,9 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.count' is the wrong type '%s', expected type 'object'", typeName(f.val))
 			}
+			if err := emptySection(f.val); err != nil {
+				return nil, err
+			}
 			s.count = true
 		case "storageStats":
 			if f.val.Type != bson.TypeEmbeddedDocument {
@@ -67,12 +70,25 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.queryExecStats' is the wrong type '%s', expected type 'object'", typeName(f.val))
 			}
+			if err := emptySection(f.val); err != nil {
+				return nil, err
+			}
 			s.queryExec = true
 		default:
 			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$collStats.%s' is an unknown field.", f.key)
 		}
 	}
 	return s, nil
+}
+
+// emptySection checks a $collStats section that takes no options (count,
+// queryExecStats): its object must be empty, as MongoDB's
+// validateObjectIsEmpty requires of both.
+func emptySection(v bson.RawValue) error {
+	if len(fieldsOf(v.Value)) != 0 {
+		return mongoerr.New(mongoerr.ObjectNotEmpty, "expected an empty object, but got %s", values.Shell(v))
+	}
+	return nil
 }
 
 // storageStatsScale reads $collStats' storageStats: {scale, verbose,

@@ -384,6 +384,9 @@ const (
 	CollStatsSpecNotObject Code = 5447000
 	// IndexStatsSpecNotEmpty: an $indexStats argument that is not an empty object.
 	IndexStatsSpecNotEmpty Code = 28803
+	// ObjectNotEmpty: a stage argument that must be an empty object and is not
+	// (MongoDB's validateObjectIsEmpty: $collStats' count and queryExecStats).
+	ObjectNotEmpty Code = 31170
 	// PlanCacheStatsNoCollection: $planCacheStats on a collection that does not exist.
 	PlanCacheStatsNoCollection Code = 50933
 )
