@@ -93,12 +93,13 @@ func emptySection(v bson.RawValue) error {
 
 // storageStatsScale reads $collStats' storageStats: {scale, verbose,
 // waitForLock, numericOnly}; scale is a number, truncated toward zero, of
-// at least 1.
+// at least 1. MongoDB's StorageStatsSpec is not strict: fields it does not
+// know are ignored, as the other three are by Folio, whose statistics take
+// no lock and have no storage engine details to add or leave out.
 func storageStatsScale(spec bson.Raw) (int64, error) {
 	scale := int64(1)
 	for _, f := range fieldsOf(spec) {
-		switch f.key {
-		case "scale":
+		if f.key == "scale" {
 			v, ok := values.Float64(f.val)
 			if !ok {
 				return 0, mongoerr.WrongNumberType("$collStats.storageStats.scale", typeName(f.val))
@@ -111,9 +112,6 @@ func storageStatsScale(spec bson.Raw) (int64, error) {
 				return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'scale' value must be >= 1, actual value '%d'", n)
 			}
 			scale = n
-		case "verbose", "waitForLock", "numericOnly":
-		default:
-			return 0, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$collStats.storageStats.%s' is an unknown field.", f.key)
 		}
 	}
 	return scale, nil
