@@ -436,7 +436,7 @@ var argRows = []struct {
 	{"validate.enforceFastCount", `{"validate": "c", "enforceFastCount": false}`, 0},
 	{"validate.enforceFastCount", `{"validate": "c", "enforceFastCount": true}`, 238},
 	{"validate.full", `{"validate": "c", "full": "yes"}`, 0},
-	{"validate.repair", `{"validate": "c", "repair": "yes"}`, 238},
+	{"validate.repair", `{"validate": "c", "repair": "yes"}`, 72},
 	{"validate", `{"validate": "c", "noSuchOption": 1}`, 0},
 	{"validate", `{"validate": "c", "full": "yes", "background": 1}`, 72},
 	{"validate.checkBSONConformance", `{"validate": "c", "checkBSONConformance": false, "full": true}`, 72},

@@ -20,19 +20,74 @@ func init() {
 // IDL: it reads each option as a truth value (any type) and ignores the
 // fields it does not read.
 // https://www.mongodb.com/docs/v7.0/reference/command/validate/
-var validateSpec = untyped("validate",
-	// Folio's validate always reads every document and index entry (what
-	// full asks for) from a snapshot, taking no lock (what background
-	// asks for); the two are read to refuse them together, as MongoDB
-	// does.
-	arg("full", tAny),
-	arg("background", tAny),
-	ignore("scandata", tAny, "Folio's validate always reads every document"),
+var validateSpec = func() *argSpec {
+	s := untyped("validate",
+		// Folio's validate always reads every document and index entry
+		// (what full asks for) from a snapshot, taking no lock (what
+		// background asks for); the two are read to refuse them together,
+		// as MongoDB does.
+		arg("full", tAny),
+		arg("background", tAny),
+		ignore("scandata", tAny, "Folio's validate always reads every document"),
+		// the options of validateRefusedSpec, read for MongoDB's checks of
+		// how options combine before they are refused
+		arg("repair", tAny),
+		arg("metadata", tAny),
+		arg("checkBSONConformance", tAny),
+		arg("enforceFastCount", tAny),
+	)
+	s.subs = []*argSpec{validateRefusedSpec}
+	return s
+}()
+
+// validateRefusedSpec declares the validate options Folio does not honour:
+// true is refused once the options have passed MongoDB's checks of how
+// they combine, which come first in ValidateCmd::run (validateOptions).
+var validateRefusedSpec = &argSpec{path: "validate", fields: []argField{
 	refuseTrue("repair", tAny, "repairing collections"),
 	refuseTrue("metadata", tAny, "metadata-only validation"),
 	refuseTrue("checkBSONConformance", tAny, "BSON conformance checks"),
 	refuseTrue("enforceFastCount", tAny, "checking the collection's count against its documents"),
-)
+}}
+
+// validateOptions checks validate's options in the order of MongoDB 7.0's
+// ValidateCmd::run, each combination it does not run failing with
+// InvalidOptions; a replica set member never repairs (Folio's is never in
+// read-only mode). Then the options Folio does not honour are refused.
+func validateOptions(s *Service, r *Request) error {
+	a := &r.args
+	full, background, fast := a.bool("full"), a.bool("background"), a.bool("enforceFastCount")
+	checkBSON, repair, metadata := a.bool("checkBSONConformance"), a.bool("repair"), a.bool("metadata")
+	both := func(x, y string) error {
+		return mongoerr.New(mongoerr.InvalidOptions, "Running the validate command with both { %s: true } and { %s: true } is not supported.", x, y)
+	}
+	switch {
+	case background && full:
+		return both("background", "full")
+	case background && fast:
+		return both("background", "enforceFastCount")
+	case !checkBSON && (full || fast) && slices.Contains(a.present(), "checkBSONConformance"):
+		// full validation checks BSON conformance: asking it not to is
+		// a contradiction
+		return mongoerr.New(mongoerr.InvalidOptions, "Cannot explicitly set 'checkBSONConformance: false' with full validation set.")
+	case background && repair:
+		return both("background", "repair")
+	case fast && repair:
+		return both("enforceFastCount", "repair")
+	case checkBSON && repair:
+		return both("checkBSONConformance", "repair")
+	case repair && s.ReplSetName != "":
+		return mongoerr.New(mongoerr.InvalidOptions, "Running the validate command with { repair: true } can only be performed in standalone mode.")
+	case metadata && (background || full || fast || checkBSON || repair):
+		return mongoerr.New(mongoerr.InvalidOptions, "Running the validate command with { metadata: true } is not supported with any other options")
+	}
+	for i := range validateRefusedSpec.fields {
+		if f := &validateRefusedSpec.fields[i]; a.bool(f.name) {
+			return notImplementedArg("validate", f)
+		}
+	}
+	return nil
+}
 
 // validateCmd checks a collection's indexes against its documents and
 // reports what is wrong, in MongoDB's reply shape.
@@ -41,16 +96,8 @@ func validateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.args.bool("background") && r.args.bool("full") {
-		// MongoDB's background validation cannot be full; Folio's has no
-		// modes, but the options mean the same thing to both.
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "Running the validate command with both { background: true } and { full: true } is not supported.")
-	}
-	if r.args.bool("full") && slices.Contains(r.args.present(), "checkBSONConformance") {
-		// checkBSONConformance given is false (true is refused): full
-		// validation checks BSON conformance, and asking it not to is a
-		// contradiction MongoDB refuses
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot explicitly set 'checkBSONConformance: false' with full validation set.")
+	if err := validateOptions(s, r); err != nil {
+		return nil, err
 	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
