@@ -38,6 +38,9 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.count' is the wrong type '%s', expected type 'object'", typeName(f.val))
 			}
+			if s.count {
+				return nil, duplicateCollStatsField(f.key)
+			}
 			if err := emptySection(f.val); err != nil {
 				return nil, err
 			}
@@ -45,6 +48,9 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 		case "storageStats":
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.storageStats' is the wrong type '%s', expected type 'object'", typeName(f.val))
+			}
+			if s.storage {
+				return nil, duplicateCollStatsField(f.key)
 			}
 			s.storage = true
 			scale, err := storageStatsScale(f.val.Document())
@@ -56,11 +62,19 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.latencyStats' is the wrong type '%s', expected type 'object'", typeName(f.val))
 			}
+			if s.latency {
+				return nil, duplicateCollStatsField(f.key)
+			}
 			s.latency = true
+			seenHistograms := false
 			for _, g := range fieldsOf(f.val.Value) {
 				if g.key != "histograms" {
 					return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$collStats.latencyStats.%s' is an unknown field.", g.key)
 				}
+				if seenHistograms {
+					return nil, duplicateCollStatsField("latencyStats.histograms")
+				}
+				seenHistograms = true
 				if g.val.Type != bson.TypeBoolean {
 					return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.latencyStats.histograms' is the wrong type '%s', expected type 'bool'", typeName(g.val))
 				}
@@ -69,6 +83,9 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 		case "queryExecStats":
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.queryExecStats' is the wrong type '%s', expected type 'object'", typeName(f.val))
+			}
+			if s.queryExec {
+				return nil, duplicateCollStatsField(f.key)
 			}
 			if err := emptySection(f.val); err != nil {
 				return nil, err
@@ -79,6 +96,13 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 		}
 	}
 	return s, nil
+}
+
+// duplicateCollStatsField is the IDL's error for a field of $collStats'
+// spec (path below $collStats) given twice: each field is checked for
+// its type first, then for being a duplicate, then by its validator.
+func duplicateCollStatsField(path string) error {
+	return mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '$collStats.%s' is a duplicate field", path)
 }
 
 // emptySection checks a $collStats section that takes no options (count,
@@ -95,24 +119,34 @@ func emptySection(v bson.RawValue) error {
 // waitForLock, numericOnly}; scale is a number, truncated toward zero, of
 // at least 1. MongoDB's StorageStatsSpec is not strict: fields it does not
 // know are ignored, as the other three are by Folio, whose statistics take
-// no lock and have no storage engine details to add or leave out.
+// no lock and have no storage engine details to add or leave out. Any
+// field given twice is refused, scale after its type is checked.
 func storageStatsScale(spec bson.Raw) (int64, error) {
 	scale := int64(1)
-	for _, f := range fieldsOf(spec) {
-		if f.key == "scale" {
-			v, ok := values.Float64(f.val)
-			if !ok {
-				return 0, mongoerr.WrongNumberType("$collStats.storageStats.scale", typeName(f.val))
+	fields := fieldsOf(spec)
+	for i, f := range fields {
+		dup := slices.ContainsFunc(fields[:i], func(g field) bool { return g.key == f.key })
+		if f.key != "scale" {
+			if dup {
+				return 0, duplicateCollStatsField("storageStats." + f.key)
 			}
-			if math.IsNaN(v) {
-				v = 0
-			}
-			n := int64(max(math.MinInt32, min(math.MaxInt32, math.Trunc(v))))
-			if n < 1 {
-				return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'scale' value must be >= 1, actual value '%d'", n)
-			}
-			scale = n
+			continue
 		}
+		v, ok := values.Float64(f.val)
+		if !ok {
+			return 0, mongoerr.WrongNumberType("$collStats.storageStats.scale", typeName(f.val))
+		}
+		if dup {
+			return 0, duplicateCollStatsField("storageStats.scale")
+		}
+		if math.IsNaN(v) {
+			v = 0
+		}
+		n := int64(max(math.MinInt32, min(math.MaxInt32, math.Trunc(v))))
+		if n < 1 {
+			return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'scale' value must be >= 1, actual value '%d'", n)
+		}
+		scale = n
 	}
 	return scale, nil
 }
