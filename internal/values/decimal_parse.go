@@ -51,7 +51,9 @@ func ParseDecimal(s string) (d bson.Decimal128, reason string) {
 	if neg {
 		coef.Neg(coef)
 	}
-	d = roundDecimal(coef, exp)
+	// A zero keeps the string's sign (-0, -0E+3, -0E-8000 are negative
+	// zeros), which the coefficient, zero, cannot carry.
+	d = zeroSigned(roundDecimal(coef, exp), coef, neg)
 	if d.IsInf() != 0 {
 		return bson.Decimal128{}, "Conversion from string to decimal would overflow"
 	}
