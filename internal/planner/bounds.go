@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"slices"
@@ -258,6 +259,10 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
 			if t := n.Value.Type; t == bson.TypeMinKey || t == bson.TypeMaxKey {
 				fb = extremeBounds(n.Kind, t, f.Desc, multikey)
+				break
+			}
+			if values.IsNumber(n.Value.Type) && isNaN(n.Value) {
+				fb = nanComparisonBounds(n.Kind, f.Desc)
 				break
 			}
 			fb = rangeBounds(n.Kind, coll.Transform(n.Value), f.Desc)
@@ -568,6 +573,19 @@ func extremeBounds(k query.Kind, t bson.Type, desc, multikey bool) fieldBounds {
 	return fieldBounds{ivs: []fieldInterval{iv}}
 }
 
+// nanComparisonBounds are the bounds of a comparison with NaN (a double's
+// or a decimal's), as MongoDB's IndexBoundsBuilder::translate makes them:
+// only NaN is <= or >= NaN, so $lte and $gte scan the point [nan.0, nan.0];
+// nothing is < or > NaN, so $lt and $gt scan no key.
+func nanComparisonBounds(k query.Kind, desc bool) fieldBounds {
+	fb, _ := pointBounds([]bson.RawValue{nanValue}, desc)
+	if k == query.KindLt || k == query.KindGt {
+		lo := fb.ivs[0].lo
+		return fieldBounds{ivs: []fieldInterval{{lo: lo, hi: lo}}, none: true}
+	}
+	return fb
+}
+
 // rangeBounds turns a comparison into a range within the operand's type
 // class, as MongoDB brackets comparisons by type.
 func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
@@ -661,6 +679,7 @@ func classEndShown(t bson.Type, top bool) string {
 var (
 	nullValue      = bson.RawValue{Type: bson.TypeNull}
 	undefinedValue = bson.RawValue{Type: bson.TypeUndefined}
+	nanValue       = bson.RawValue{Type: bson.TypeDouble, Value: binary.LittleEndian.AppendUint64(nil, math.Float64bits(math.NaN()))}
 )
 
 // collationFits reports whether leaf n may bound an index whose keys follow
