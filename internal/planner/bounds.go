@@ -300,8 +300,9 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 // index without a collation (a query under another collation never
 // reaches an index holding its strings: CollationFits), and only for an
 // equality, $in or comparison whose operands are concrete scalars
-// (null, undefined, MinKey, MaxKey, NaN, arrays and regexes bound more
-// than their own keys). The filter judges each fetched document.
+// (null, undefined, MinKey, MaxKey, arrays and regexes bound more than
+// their own keys; NaN's bounds hold just the NaNs, nanComparisonBounds).
+// The filter judges each fetched document.
 func complementBounds(child *query.Node, f Field) fieldBounds {
 	vals := []bson.RawValue{child.Value}
 	switch child.Kind {
@@ -317,9 +318,6 @@ func complementBounds(child *query.Node, f Field) fieldBounds {
 	for _, v := range vals {
 		switch v.Type {
 		case bson.TypeNull, bson.TypeUndefined, bson.TypeMinKey, bson.TypeMaxKey, bson.TypeArray, bson.TypeRegex:
-			return fieldBounds{}
-		}
-		if isNaN(v) {
 			return fieldBounds{}
 		}
 	}
