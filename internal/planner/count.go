@@ -27,8 +27,8 @@ func (p *Plan) CountScan() bool { return p.exact || p.countExact }
 // comparisons (a regex that is a literal prefix among them) on index
 // fields that the bounds express exactly: on each field either one
 // equality or $in and nothing else, or comparisons only; no null or
-// undefined (the index holds missing fields as null), arrays, regexes or
-// NaN among the values.
+// undefined (the index holds missing fields as null), arrays, regexes or,
+// in a comparison, NaN among the values.
 func (p *Plan) setExact(root *query.Node) {
 	if collated(root) || p.coll != nil {
 		// Collation keys are not the values: a covered read or a
@@ -208,7 +208,7 @@ func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated bool) 
 	switch n.Kind {
 	case query.KindEq:
 		u.points++
-		return exactPoint(n.Value)
+		return exactPoint(n.Value, true)
 	case query.KindIn:
 		u.points++
 		vals, err := n.Value.Array().Values()
@@ -216,14 +216,14 @@ func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated bool) 
 			return false
 		}
 		for _, v := range vals {
-			if !exactPoint(v) {
+			if !exactPoint(v, true) {
 				return false
 			}
 		}
 		return true
 	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
 		u.ranges++
-		return exactPoint(n.Value)
+		return exactPoint(n.Value, false)
 	case query.KindRegex:
 		// an index under a collation is scanned over every string
 		u.ranges++
@@ -242,13 +242,17 @@ func wholePrefix(n *query.Node) bool {
 	return whole
 }
 
-// exactPoint reports whether index bounds express matching v exactly.
-func exactPoint(v bson.RawValue) bool {
+// exactPoint reports whether index bounds express matching v exactly; eq
+// says v is an equality's ($eq, $in value). NaN's point holds every NaN,
+// double or decimal, and only them, so it decides an equality with NaN; a
+// comparison with NaN is left to the filter (nanComparisonBounds: a point,
+// or no key, which a count scan has no ends for).
+func exactPoint(v bson.RawValue, eq bool) bool {
 	switch v.Type {
 	case bson.TypeNull, bson.TypeUndefined, bson.TypeArray, bson.TypeRegex:
 		return false
 	}
-	return !values.IsNumber(v.Type) || !isNaN(v)
+	return eq || !values.IsNumber(v.Type) || !isNaN(v)
 }
 
 // Covered lists, in key order, the positions of the index fields a
