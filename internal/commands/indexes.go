@@ -95,7 +95,7 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if ts != nil {
 		for i := range specs {
-			if err := ts.bucketIndex(&specs[i]); err != nil {
+			if err := ts.bucketIndex(&specs[i], docs[i].Lookup("sparse").Type != 0); err != nil {
 				return nil, err
 			}
 		}

@@ -189,7 +189,7 @@ func createDefaultTimeseriesIndex(e *engine.Engine, db, buckets string, o timese
 	key := bson.D{{Key: o.MetaField, Value: 1}, {Key: o.TimeField, Value: 1}}
 	spec, err := parseIndexSpec(marshal(bson.D{{Key: "key", Value: key}, {Key: "name", Value: o.MetaField + "_1_" + o.TimeField + "_1"}}), false)
 	if err == nil {
-		err = (&tsColl{buckets: buckets, o: o}).bucketIndex(&spec)
+		err = (&tsColl{buckets: buckets, o: o}).bucketIndex(&spec, false)
 	}
 	if err == nil {
 		_, err = e.CreateIndexes(db, buckets, []engine.IndexSpec{spec}, nil)
@@ -245,8 +245,11 @@ func (s *Service) tsInfo(r *Request, v *viewDef, nameOnly bool) (bson.D, bool) {
 
 // bucketIndex makes spec, asked for on ts's measurements, an index of its
 // buckets (timeseries.BucketIndexKey), keeping the name the user's key
-// gives it. Unique, TTL, partial and text indexes are refused.
-func (ts *tsColl) bucketIndex(spec *engine.IndexSpec) error {
+// gives it. Unique, TTL, partial and text indexes are refused, and so is
+// the sparse option (sparseGiven: present, whatever its value) on a key
+// with a measurement field, as MongoDB's makeTimeseriesCreateIndexesCommand
+// allows it only on the time and meta fields.
+func (ts *tsColl) bucketIndex(spec *engine.IndexSpec, sparseGiven bool) error {
 	switch {
 	case spec.Unique:
 		return mongoerr.New(mongoerr.InvalidOptions, "Unique indexes are not supported on time-series collections")
@@ -254,6 +257,8 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec) error {
 		return mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are not supported for time-series collections. Please use the expireAfterSeconds option on the collection instead.")
 	case spec.Partial != nil:
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support partial indexes on time series collections yet")
+	case sparseGiven && timeseries.HasMeasurementKey(ts.o, spec.Key):
+		return mongoerr.New(mongoerr.InvalidOptions, "Sparse indexes are not supported on time-series measurements")
 	}
 	// A text index is refused first, then a key with no buckets' form is
 	// MongoDB's CannotCreateIndex (its createIndexes conversion wraps the

@@ -75,7 +75,7 @@ func bucketConds(o Options, match bson.Raw) bson.A {
 					out = append(out, bucketConds(o, d)...)
 				}
 			}
-		case o.MetaField != "" && (k == o.MetaField || strings.HasPrefix(k, o.MetaField+".")):
+		case o.isMetaPath(k):
 			out = append(out, bson.D{{Key: "meta" + k[len(o.MetaField):], Value: v}})
 		case k == o.TimeField:
 			out = append(out, timeConds(o, v)...)

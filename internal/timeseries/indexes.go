@@ -44,7 +44,7 @@ func BucketIndexKey(o Options, key bson.Raw) (bson.Raw, error) {
 				return nil, mongoerr.New(mongoerr.BadValue, "Invalid index spec for time-series collection: %s. Indexes on the time field must be ascending or descending (numbers only): %s", key, values.ShellElement(k, v))
 			}
 			d = appendControlPair(d, k, v)
-		case o.MetaField != "" && (k == o.MetaField || strings.HasPrefix(k, o.MetaField+".")):
+		case o.isMetaPath(k):
 			d = append(d, bson.E{Key: "meta" + k[len(o.MetaField):], Value: v})
 		case v.Type == bson.TypeString && v.StringValue() == "2dsphere":
 			d = append(d, bson.E{Key: "data." + k, Value: bucketGeo})
@@ -55,6 +55,25 @@ func BucketIndexKey(o Options, key bson.Raw) (bson.Raw, error) {
 		}
 	}
 	return bson.Marshal(d)
+}
+
+// HasMeasurementKey reports whether key, an index key on the measurements,
+// has a field other than the time field and the metaField (or a subfield
+// of it).
+func HasMeasurementKey(o Options, key bson.Raw) bool {
+	elems, _ := key.Elements()
+	for _, el := range elems {
+		if k := el.Key(); k != o.TimeField && !o.isMetaPath(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// isMetaPath reports whether the dotted path k is the metaField or a
+// subfield of it.
+func (o Options) isMetaPath(k string) bool {
+	return o.MetaField != "" && (k == o.MetaField || strings.HasPrefix(k, o.MetaField+"."))
 }
 
 // appendControlPair appends the buckets' key fields of field f in v's

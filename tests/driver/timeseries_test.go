@@ -654,6 +654,32 @@ func TestTimeseriesIndexKeyMapping(t *testing.T) {
 		_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tc.key})
 		requireCode(t, err, tc.code, "")
 	}
+	// The sparse option, true or false, is refused on a key with a
+	// measurement field and taken on the time and meta fields
+	// (makeTimeseriesCreateIndexesCommand; jstests/core/timeseries/ddl/
+	// timeseries_sparse_index.js).
+	for _, tc := range []struct {
+		key    bson.D
+		sparse bool
+		code   int
+	}{
+		{bson.D{{Key: "y", Value: 1}}, true, 72},
+		{bson.D{{Key: "y", Value: -1}}, false, 72},
+		{bson.D{{Key: "t", Value: 1}, {Key: "y", Value: 1}}, true, 72},
+		{bson.D{{Key: "m", Value: 1}, {Key: "t", Value: -1}}, true, 0},
+		{bson.D{{Key: "m.a", Value: 1}}, false, 0},
+	} {
+		err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "k"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: tc.key}, {Key: "name", Value: "sparse"}, {Key: "sparse", Value: tc.sparse}}}}}).Err()
+		if tc.code == 0 {
+			if err != nil {
+				t.Errorf("sparse %v on %v: %v", tc.sparse, tc.key, err)
+			} else if err := db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "k"}, {Key: "index", Value: "sparse"}}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		requireError(t, err, tc.code, "InvalidOptions", "Sparse indexes are not supported on time-series measurements")
+	}
 	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "k"}, {Key: "index", Value: bson.D{{Key: "y", Value: "hashed"}}}}).Err(), 27, "IndexNotFound")
 	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "k"}, {Key: "index", Value: bson.D{{Key: "y", Value: 1}}}}).Err(), 27, "IndexNotFound")
 	if _, err := db.Collection("system.buckets.k").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "control.min.y", Value: 1}, {Key: "control.max.y", Value: 1}}, Options: options.Index().SetName("y")}); err != nil {
