@@ -39,7 +39,8 @@ func mustDoc(d bson.D) []byte {
 // buckets that every bucket holding a match passes: conditions on the
 // metaField (and its subfields) hold of the bucket's meta, and a range on
 // the time field or on a measurement field bounds the bucket's control.min
-// and control.max (measurementConds, when o.OneSchema). Other conditions are left to the
+// and control.max (measurementConds, when o.OneSchema); an $and or $or
+// of such filters is an $and or $or of their conditions (orConds). Other conditions are left to the
 // filter on the unpacked measurements. nil
 // when nothing can be said of the buckets.
 func BucketFilter(o Options, match bson.Raw) bson.Raw {
@@ -75,6 +76,10 @@ func bucketConds(o Options, match bson.Raw) bson.A {
 					out = append(out, bucketConds(o, d)...)
 				}
 			}
+		case k == "$or":
+			if c := orConds(o, v); c != nil {
+				out = append(out, c)
+			}
 		case o.isMetaPath(k):
 			out = append(out, bson.D{{Key: "meta" + k[len(o.MetaField):], Value: v}})
 		case k == o.TimeField:
@@ -84,6 +89,36 @@ func bucketConds(o Options, match bson.Raw) bson.A {
 		}
 	}
 	return out
+}
+
+// orConds is the bucket condition of an $or of filters: the $or of each
+// branch's conditions, which every bucket holding a match of that branch
+// passes, so every bucket holding a match of the $or passes one of them
+// (as MongoDB's BucketSpec::createPredicatesOnBucketLevelField maps an $or
+// whose children all have bucket predicates). nil when a branch implies
+// nothing of the buckets, and so bounds none.
+func orConds(o Options, v bson.RawValue) bson.D {
+	arr, ok := v.ArrayOK()
+	if !ok {
+		return nil
+	}
+	vals, _ := arr.Values()
+	branches := make(bson.A, 0, len(vals))
+	for _, sub := range vals {
+		d, ok := sub.DocumentOK()
+		if !ok {
+			return nil
+		}
+		c := bucketConds(o, d)
+		if len(c) == 0 {
+			return nil
+		}
+		branches = append(branches, bson.D{{Key: "$and", Value: c}})
+	}
+	if len(branches) == 0 {
+		return nil
+	}
+	return bson.D{{Key: "$or", Value: branches}}
 }
 
 // fieldPath reports whether k is a path of named fields: no component

@@ -189,6 +189,8 @@ func TestBucketFilter(t *testing.T) {
 		{{Key: "t", Value: bson.D{{Key: "$gte", Value: at(100)}, {Key: "$lt", Value: at(130)}}}},
 		{{Key: "t", Value: bson.D{{Key: "$gt", Value: at(300)}}}, {Key: "v", Value: bson.D{{Key: "$lt", Value: 3}}}},
 		{{Key: "$and", Value: bson.A{bson.D{{Key: "m.host", Value: 0}}, bson.D{{Key: "t", Value: bson.D{{Key: "$lte", Value: at(30)}}}}}}},
+		{{Key: "$or", Value: bson.A{bson.D{{Key: "m.host", Value: 0}, {Key: "t", Value: bson.D{{Key: "$lt", Value: at(60)}}}}, bson.D{{Key: "t", Value: at(200)}}}}},
+		{{Key: "$or", Value: bson.A{bson.D{{Key: "m", Value: bson.D{{Key: "host", Value: 1}}}}, bson.D{{Key: "m.host", Value: 2}}}}, {Key: "v", Value: 3}},
 	} {
 		filter := doc(t, f)
 		measurements, err := query.Compile(filter)
@@ -225,6 +227,10 @@ func TestBucketFilter(t *testing.T) {
 	}
 	if BucketFilter(o, doc(t, bson.D{{Key: "v", Value: "x"}})) != nil {
 		t.Error("a string on a measurement field says something of the buckets")
+	}
+	// An $or bounds the buckets only when each of its branches does.
+	if f := BucketFilter(o, doc(t, bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "m.host", Value: 0}}, bson.D{{Key: "v", Value: "x"}}}}})); f != nil {
+		t.Errorf("an $or with a branch saying nothing of the buckets: %s", f)
 	}
 }
 
@@ -638,8 +644,11 @@ func TestBucketFilterOnMeasurements(t *testing.T) {
 	pruned := 0
 	for range 300 {
 		f := cond()
-		if r.IntN(3) == 0 {
+		switch r.IntN(4) {
+		case 0:
 			f = bson.D{{Key: "$and", Value: bson.A{f, cond()}}}
+		case 1:
+			f = bson.D{{Key: "$or", Value: bson.A{f, cond()}}}
 		}
 		filter := doc(t, f)
 		measurements, err := query.Compile(filter)
