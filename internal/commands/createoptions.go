@@ -183,7 +183,7 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 		opts.ExpireAfterSeconds = &n
 	}
 	if d := c.doc("idIndex"); d != nil {
-		spec, err := parseIndexSpec(d, false)
+		spec, err := parseIndexSpec(d, false, false)
 		if err != nil {
 			return opts, err
 		}

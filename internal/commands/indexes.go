@@ -60,9 +60,13 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.IllegalOperation, "not allowed to create index on %s.%s", r.DB, name)
 	}
 	ignoreUnknown := r.args.bool("ignoreUnknownIndexOptions")
+	// The target is looked up first, its error kept for after the specs'
+	// own: the specs of a time series collection are on its measurements,
+	// where _id is a measurement field like any other.
+	coll, ts, targetErr := s.indexTarget(r, name)
 	specs := make([]engine.IndexSpec, 0, len(docs))
 	for _, d := range docs {
-		spec, err := parseIndexSpec(d, ignoreUnknown)
+		spec, err := parseIndexSpec(d, ignoreUnknown, ts != nil)
 		if err != nil {
 			return nil, err
 		}
@@ -89,9 +93,8 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 	}
-	coll, ts, err := s.indexTarget(r, name)
-	if err != nil {
-		return nil, err
+	if targetErr != nil {
+		return nil, targetErr
 	}
 	if ts != nil {
 		for i := range specs {

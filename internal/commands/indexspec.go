@@ -67,8 +67,12 @@ func specError(doc bson.Raw, code mongoerr.Code, format string, args ...any) err
 // v: 2), the _id index and reserved name rules, the TTL rules, the
 // collation, and the checks of the index catalog's _isSpecOk (an empty
 // name, a partial filter's operators and its sparse option,
-// storageEngine), whose errors show that specification.
-func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) {
+// storageEngine), whose errors show that specification. The _id index
+// rules hold of an {_id: 1} key unless onMeasurements: a key on a time
+// series collection's measurements, where MongoDB maps _id to the
+// buckets' control.min._id and control.max._id before it validates the
+// specification (makeTimeseriesCreateIndexesCommand).
+func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.IndexSpec, error) {
 	if ignoreUnknown {
 		doc = withoutUnknownIndexFields(doc)
 	}
@@ -244,7 +248,8 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 		return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'unique' option and the 'prepareUnique' option", doc)
 	}
 	fixed := fixedIndexSpec(doc)
-	if isIDIndexPattern(spec.Key) {
+	idIndex := !onMeasurements && isIDIndexPattern(spec.Key)
+	if idIndex {
 		fixedElems, _ := fixed.Elements()
 		for _, el := range fixedElems {
 			if !idIndexSpecFields[el.Key()] {
@@ -281,7 +286,7 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 	if spec.Name == "" {
 		return spec, specError(fixed, mongoerr.CannotCreateIndex, "index name cannot be empty")
 	}
-	if isIDIndexPattern(spec.Key) {
+	if idIndex {
 		// Then IndexCatalogImpl::_fixIndexSpec names an index of an _id
 		// key pattern _id_ whatever name it was given, so asking for one
 		// under another name asks for the _id index itself.

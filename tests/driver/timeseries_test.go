@@ -680,6 +680,37 @@ func TestTimeseriesIndexKeyMapping(t *testing.T) {
 		}
 		requireError(t, err, tc.code, "InvalidOptions", "Sparse indexes are not supported on time-series measurements")
 	}
+	// _id is a measurement field: {_id: 1} and {_id: -1} index its
+	// buckets' control.min._id and control.max._id under the names asked
+	// for, not the _id index's rules.
+	for _, dir := range []int{1, -1} {
+		key := bson.D{{Key: "_id", Value: dir}}
+		name, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: key})
+		if want := fmt.Sprintf("_id_%d", dir); err != nil || name != want {
+			t.Fatalf("createIndex %v: %q %v, want %q", key, name, err, want)
+		}
+		var bucketKey bson.Raw
+		var specs []bson.Raw
+		if cur, err := db.Collection("system.buckets.k").Indexes().List(ctx); err != nil || cur.All(ctx, &specs) != nil {
+			t.Fatalf("listIndexes of the buckets: %v", err)
+		}
+		for _, spec := range specs {
+			if spec.Lookup("name").StringValue() == name {
+				bucketKey = spec.Lookup("key").Document()
+			}
+		}
+		if want := map[int]string{1: `{"control.min._id": {"$numberInt":"1"},"control.max._id": {"$numberInt":"1"}}`, -1: `{"control.max._id": {"$numberInt":"-1"},"control.min._id": {"$numberInt":"-1"}}`}[dir]; bucketKey.String() != want {
+			t.Errorf("buckets' key of %v: %s, want %s", key, bucketKey, want)
+		}
+		cur, err := coll.Find(ctx, bson.D{}, options.Find().SetHint(key))
+		var found []bson.Raw
+		if err != nil || cur.All(ctx, &found) != nil || len(found) != 2 {
+			t.Errorf("find hinting %v: %d measurements, %v", key, len(found), err)
+		}
+		if err := coll.Indexes().DropWithKey(ctx, key); err != nil {
+			t.Errorf("dropIndex %v: %v", key, err)
+		}
+	}
 	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "k"}, {Key: "index", Value: bson.D{{Key: "y", Value: "hashed"}}}}).Err(), 27, "IndexNotFound")
 	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "k"}, {Key: "index", Value: bson.D{{Key: "y", Value: 1}}}}).Err(), 27, "IndexNotFound")
 	if _, err := db.Collection("system.buckets.k").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "control.min.y", Value: 1}, {Key: "control.max.y", Value: 1}}, Options: options.Index().SetName("y")}); err != nil {
