@@ -8,7 +8,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
@@ -19,15 +18,7 @@ import (
 // takes both.
 func TestBucketWrites(t *testing.T) {
 	kvs := testkv.OpenShared(t, 2)
-	open := func(kv storage.KV) *Engine {
-		e, err := Open(kv, Options{FrontendID: fmt.Sprintf("engine-%d", engineIDs.Add(1)), SchemaLease: 200 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
-	a, b := open(kvs[0]), open(kvs[1])
+	a, b := openEngineLeased(t, kvs[0], 200*time.Millisecond), openEngineLeased(t, kvs[1], 200*time.Millisecond)
 	if err := a.CreateCollection("test", "system.buckets.w", CollectionOptions{Timeseries: ext(t, `{"timeField": "t"}`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +52,7 @@ func TestBucketWrites(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again := open(kvs[0])
+	again := openEngineLeased(t, kvs[0], 200*time.Millisecond)
 	if !again.Collection("test", "system.buckets.w").CurrentOptions().MixedSchema {
 		t.Fatal("the flag did not survive a reopen")
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -55,7 +56,14 @@ var engineIDs atomic.Int64
 
 func openEngine(t *testing.T, kv storage.KV) *Engine {
 	t.Helper()
-	e, err := Open(kv, Options{FrontendID: fmt.Sprintf("engine-%d", engineIDs.Add(1))})
+	return openEngineLeased(t, kv, 0)
+}
+
+// openEngineLeased opens an engine over kv with schema lease lease (0:
+// the default), closed when the test ends.
+func openEngineLeased(t *testing.T, kv storage.KV, lease time.Duration) *Engine {
+	t.Helper()
+	e, err := Open(kv, Options{FrontendID: fmt.Sprintf("engine-%d", engineIDs.Add(1)), SchemaLease: lease})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,14 +86,7 @@ func TestSubtractRanges(t *testing.T) {
 // survives a reopen.
 func TestNearCoarseCells(t *testing.T) {
 	kvs := testkv.OpenShared(t, 2)
-	open := func(kv storage.KV) *Engine {
-		e, err := Open(kv, Options{FrontendID: fmt.Sprintf("engine-%d", engineIDs.Add(1)), SchemaLease: 200 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
+	open := func(kv storage.KV) *Engine { return openEngineLeased(t, kv, 200*time.Millisecond) }
 	a, b := open(kvs[0]), open(kvs[1])
 	mustCreateIndex(t, a, "places", `{"loc": "2dsphere"}`, false)
 	var docs []bson.Raw
