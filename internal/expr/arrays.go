@@ -563,15 +563,7 @@ func compileSetIsSubset(coll *collation.Collator) opCompiler {
 				return isSubset(x, super), nil
 			}}, nil
 		}
-		return c.fold(args, func(st *state) (bson.RawValue, error) {
-			x, err := a.eval(st)
-			if err != nil {
-				return missing, err
-			}
-			y, err := b.eval(st)
-			if err != nil {
-				return missing, err
-			}
+		return c.foldBinary(args, func(x, y bson.RawValue) (bson.RawValue, error) {
 			if x.Type != bson.TypeArray {
 				return missing, mongoerr.New(mongoerr.SetIsSubsetFirstNotArray, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(x))
 			}

@@ -446,19 +446,25 @@ func binary(fn binaryFn) opCompiler {
 		if err != nil {
 			return nil, err
 		}
-		a, b := args[0], args[1]
-		return c.fold(args, func(st *state) (bson.RawValue, error) {
-			x, err := a.eval(st)
-			if err != nil {
-				return missing, err
-			}
-			y, err := b.eval(st)
-			if err != nil {
-				return missing, err
-			}
-			return fn(x, y)
-		})
+		return c.foldBinary(args, fn)
 	}
+}
+
+// foldBinary builds the expression computing fn over the values of the
+// two operands args, the first evaluated first.
+func (c *compiler) foldBinary(args []*Expr, fn binaryFn) (*Expr, error) {
+	a, b := args[0], args[1]
+	return c.fold(args, func(st *state) (bson.RawValue, error) {
+		x, err := a.eval(st)
+		if err != nil {
+			return missing, err
+		}
+		y, err := b.eval(st)
+		if err != nil {
+			return missing, err
+		}
+		return fn(x, y)
+	})
 }
 
 // nary registers an operator taking between min and max operands (max < 0:
