@@ -192,18 +192,9 @@ func TestBucketFilter(t *testing.T) {
 		{{Key: "$or", Value: bson.A{bson.D{{Key: "m.host", Value: 0}, {Key: "t", Value: bson.D{{Key: "$lt", Value: at(60)}}}}, bson.D{{Key: "t", Value: at(200)}}}}},
 		{{Key: "$or", Value: bson.A{bson.D{{Key: "m", Value: bson.D{{Key: "host", Value: 1}}}}, bson.D{{Key: "m.host", Value: 2}}}}, {Key: "v", Value: 3}},
 	} {
-		filter := doc(t, f)
-		measurements, err := query.Compile(filter)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bf := BucketFilter(o, filter)
+		measurements, onBuckets, bf := compileBucketFilter(t, o, doc(t, f))
 		if bf == nil {
 			t.Fatalf("%v: no bucket filter", f)
-		}
-		onBuckets, err := query.Compile(bf)
-		if err != nil {
-			t.Fatal(err)
 		}
 		passed, holding := 0, 0
 		for _, b := range buckets {
@@ -651,17 +642,9 @@ func TestBucketFilterOnMeasurements(t *testing.T) {
 			f = bson.D{{Key: "$or", Value: bson.A{f, cond()}}}
 		}
 		filter := doc(t, f)
-		measurements, err := query.Compile(filter)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bf := BucketFilter(o, filter)
+		measurements, onBuckets, bf := compileBucketFilter(t, o, filter)
 		if bf == nil {
 			continue
-		}
-		onBuckets, err := query.Compile(bf)
-		if err != nil {
-			t.Fatalf("%s: %v", bf, err)
 		}
 		for _, b := range buckets {
 			if onBuckets.Match(b) {
@@ -712,4 +695,22 @@ func TestMixedSchema(t *testing.T) {
 			t.Errorf("%s: mixed %v, want %v", tc.control, got, tc.mixed)
 		}
 	}
+}
+
+// compileBucketFilter compiles filter, on measurements of o, and its
+// bucket filter bf, which is nil (and onBuckets with it) when filter says
+// nothing of the buckets.
+func compileBucketFilter(t *testing.T, o Options, filter bson.Raw) (measurements, onBuckets *query.Filter, bf bson.Raw) {
+	t.Helper()
+	measurements, err := query.Compile(filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bf = BucketFilter(o, filter); bf == nil {
+		return measurements, nil, nil
+	}
+	if onBuckets, err = query.Compile(bf); err != nil {
+		t.Fatalf("%s: %v", bf, err)
+	}
+	return measurements, onBuckets, bf
 }
