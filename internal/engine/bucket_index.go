@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strings"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -20,11 +18,7 @@ func (c *Collection) checkBucketKeys(ix *Index, bucket bson.Raw) error {
 		return nil
 	}
 	for _, f := range ix.Fields {
-		m, ok := strings.CutPrefix(f.Path, "control.min.")
-		if !ok {
-			m, ok = strings.CutPrefix(f.Path, "control.max.")
-		}
-		if ok && timeseries.ArrayAlong(bucket, m) {
+		if m, ok := timeseries.BoundedField(f.Path); ok && timeseries.ArrayAlong(bucket, m) {
 			return mongoerr.New(mongoerr.IndexedMeasurementArray, "Indexed measurement field contains an array value")
 		}
 	}

@@ -39,10 +39,10 @@ func mustDoc(d bson.D) []byte {
 // buckets that every bucket holding a match passes: conditions on the
 // metaField (and its subfields) hold of the bucket's meta, and a range on
 // the time field or on a measurement field bounds the bucket's control.min
-// and control.max (measurementConds, when o.OneSchema); an $and or $or
-// of such filters is an $and or $or of their conditions (orConds). Other conditions are left to the
-// filter on the unpacked measurements. nil
-// when nothing can be said of the buckets.
+// and control.max (measurementConds, when o.OneSchema); an $and or $or of
+// such filters is an $and or $or of their conditions (orConds). Other
+// conditions are left to the filter on the unpacked measurements. nil when
+// nothing can be said of the buckets.
 func BucketFilter(o Options, match bson.Raw) bson.Raw {
 	conds := bucketConds(o, match)
 	if len(conds) == 0 {
@@ -189,7 +189,7 @@ func boundConds(f, op string, v bson.RawValue) bson.A {
 // The bucket's _id, whose time is the bucket's start, is bounded too, so
 // that the scan of the buckets (kept in _id order) reads only the span.
 func timeConds(o Options, v bson.RawValue) bson.A {
-	lo, hi := "control.min."+o.TimeField, "control.max."+o.TimeField
+	lo, hi := controlMin+o.TimeField, controlMax+o.TimeField
 	if v.Type == bson.TypeDateTime {
 		v = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: mustDoc(bson.D{{Key: "$eq", Value: v}})}
 	}

@@ -146,6 +146,15 @@ func UserIndexKey(o Options, key bson.Raw) (bson.Raw, bool) {
 
 const controlMin, controlMax = "control.min.", "control.max."
 
+// BoundedField is the measurement field f whose bound path is the
+// buckets' field path p (control.min.f or control.max.f).
+func BoundedField(p string) (string, bool) {
+	if f, ok := strings.CutPrefix(p, controlMin); ok {
+		return f, true
+	}
+	return strings.CutPrefix(p, controlMax)
+}
+
 // bucketGeo is the kind of a buckets' key of a 2dsphere key on a
 // measurement field.
 const bucketGeo = "2dsphere_bucket"
