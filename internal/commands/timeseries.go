@@ -54,11 +54,12 @@ func (s *Service) tsOfView(r *Request, db string, v *viewDef) (*tsColl, error) {
 	if c == nil || c.Options.Timeseries == nil {
 		return nil, nil
 	}
-	o, err := timeseries.Parse(c.CurrentOptions().Timeseries, "create.timeseries")
+	cur := c.CurrentOptions()
+	o, err := timeseries.Parse(cur.Timeseries, "create.timeseries")
 	if err != nil {
 		return nil, err
 	}
-	o.Collator, o.OneSchema = c.DefaultCollator(), !c.CurrentOptions().MixedSchema
+	o.Collator, o.OneSchema = c.DefaultCollator(), !cur.MixedSchema
 	return &tsColl{name: v.name, buckets: v.viewOn, o: o}, nil
 }
 

@@ -172,35 +172,29 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 		// fail (166); a time series collection's are its buckets'.
 		return nil
 	}
-	if len(a.stages) > 0 && Name(a.stages[0]) == "$indexStats" {
+	ts, err := s.tsOfView(r, r.DB, v)
+	if err != nil {
+		return err
+	}
+	if ts != nil && len(a.stages) > 0 && Name(a.stages[0]) == "$indexStats" {
 		// A time series collection's $indexStats are its buckets', their
 		// keys on the measurements (the unpacking left out, as MongoDB's
 		// view resolution does).
-		if ts, err := s.tsOfView(r, r.DB, v); err != nil || ts != nil {
-			return err
-		}
+		return nil
 	}
 	// A view is read under its own default collation, the simple one when
 	// it was created without one (it does not take its collection's, as in
 	// MongoDB); an operation naming another is refused. A time series
 	// collection's view has its buckets' collation.
 	own := v.collation
-	if own == nil {
-		if ts, err := s.tsOfView(r, r.DB, v); err != nil {
-			return err
-		} else if ts == nil {
-			own = simpleCollationDoc
-		}
+	if own == nil && ts == nil {
+		own = simpleCollationDoc
 	}
 	if own != nil {
 		if a.collation != nil && !sameCollation(a.collation, own) {
 			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "Cannot override a view's default collation")
 		}
 		a.collation = own
-	}
-	ts, err := s.tsOfView(r, r.DB, v)
-	if err != nil {
-		return err
 	}
 	if ts != nil {
 		a.hint = ts.bucketHint(a.hint)
