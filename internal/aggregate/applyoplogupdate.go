@@ -35,7 +35,7 @@ func parseApplyOplogUpdate(arg bson.RawValue) (stage, error) {
 		o = f.val
 	}
 	if o.Type == 0 {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.oplogUpdate' is missing but a required field", applyOplogUpdate)
+		return nil, mongoerr.MissingField(applyOplogUpdate + ".oplogUpdate")
 	}
 	doc := o.Document()
 	if doc.Lookup("_id").Type != 0 {

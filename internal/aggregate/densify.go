@@ -98,7 +98,7 @@ func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 		v    bson.RawValue
 	}{{"field", fieldArg}, {"range", rng}} {
 		if req.v.Type == 0 {
-			return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$densify.%s' is missing but a required field", req.name)
+			return nil, mongoerr.MissingField("$densify." + req.name)
 		}
 	}
 	s.fieldName = fieldArg.StringValue()
@@ -174,7 +174,7 @@ func (s *densifyStage) readRange(rng bson.RawValue) (bson.RawValue, error) {
 		v    bson.RawValue
 	}{{"step", step}, {"bounds", bounds}} {
 		if req.v.Type == 0 {
-			return bounds, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$densify.range.%s' is missing but a required field", req.name)
+			return bounds, mongoerr.MissingField("$densify.range." + req.name)
 		}
 	}
 	s.step = step

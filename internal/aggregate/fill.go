@@ -55,7 +55,7 @@ func (p *parser) parseFill(arg bson.RawValue) (stage, error) {
 		*dst = f.val
 	}
 	if output.Type == 0 {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$fill.output' is missing but a required field")
+		return nil, mongoerr.MissingField("$fill.output")
 	}
 	outs := fieldsOf(output.Value)
 	if len(outs) == 0 {

@@ -80,7 +80,7 @@ func (p *parser) parseOut(arg bson.RawValue) (stage, error) {
 		}
 		for _, key := range []string{"coll", "db"} {
 			if !seen[key] {
-				return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$out.%s' is missing but a required field", key)
+				return nil, mongoerr.MissingField("$out." + key)
 			}
 		}
 	default:
@@ -222,7 +222,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 		}
 	}
 	if !haveInto {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$merge.into' is missing but a required field")
+		return nil, mongoerr.MissingField("$merge.into")
 	}
 	if !mergeModes[[2]string{s.whenMatched, s.whenNotMatched}] {
 		return nil, mongoerr.New(mongoerr.MergeModesUnsupported, "Combination of $merge modes 'whenMatched: %s' and 'whenNotMatched: %s' is not supported", s.whenMatched, s.whenNotMatched)

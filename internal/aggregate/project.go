@@ -640,7 +640,7 @@ func (p *parser) parseReplaceRoot(arg bson.RawValue) (stage, error) {
 		root = f.val
 	}
 	if root.Type == 0 {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$replaceRoot.newRoot' is missing but a required field")
+		return nil, mongoerr.MissingField("$replaceRoot.newRoot")
 	}
 	return p.replaceRoot(root, "'newRoot' expression")
 }

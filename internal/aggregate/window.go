@@ -106,7 +106,7 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 		}
 	}
 	if output.Type == 0 {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$setWindowFields.output' is missing but a required field")
+		return nil, mongoerr.MissingField("$setWindowFields.output")
 	}
 	var seen []string
 	for _, f := range fieldsOf(output.Value) {

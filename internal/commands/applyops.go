@@ -177,7 +177,7 @@ func parseApplyOp(v bson.RawValue, depth int) (applyOp, error) {
 	o := e.Lookup("o")
 	switch {
 	case o.Type == 0:
-		return op, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'OplogEntryBase.o' is missing but a required field")
+		return op, mongoerr.MissingField("OplogEntryBase.o")
 	case o.Type != bson.TypeEmbeddedDocument:
 		return op, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'OplogEntryBase.o' is the wrong type '%s', expected type 'object'", values.TypeName(o.Type))
 	}

@@ -413,7 +413,7 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 
 // missingArg is the IDL's refusal of a required field not given.
 func missingArg(path, name string) error {
-	return mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", path, name)
+	return mongoerr.MissingField(path + "." + name)
 }
 
 // readValue reads the command's own value v as a.spec.value declares it.

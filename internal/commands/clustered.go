@@ -73,9 +73,9 @@ func parseClusteredIndex(v bson.RawValue, buckets bool) (bson.Raw, error) {
 	}
 	switch {
 	case key == nil:
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'create.clusteredIndex.key' is missing but a required field")
+		return nil, mongoerr.MissingField("create.clusteredIndex.key")
 	case !haveUnique:
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'create.clusteredIndex.unique' is missing but a required field")
+		return nil, mongoerr.MissingField("create.clusteredIndex.unique")
 	case !unique:
 		return nil, mongoerr.New(mongoerr.ClusteredIndexNotUnique, "The clusteredIndex option requires unique: true to be specified")
 	case !clusterKeyOnID(key):

@@ -138,7 +138,7 @@ func setClusterParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	switch body.Type {
 	case bson.TypeEmbeddedDocument:
 	case bson.TypeNull:
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'setClusterParameter.setClusterParameter' is missing but a required field")
+		return nil, mongoerr.MissingField("setClusterParameter.setClusterParameter")
 	default:
 		return nil, wrongType("setClusterParameter", "setClusterParameter", body, "object")
 	}

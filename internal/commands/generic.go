@@ -217,7 +217,7 @@ func parseReadPreference(a *GenericArgs, v bson.RawValue) error {
 	}
 	mode, err := doc.LookupErr("mode")
 	if err != nil {
-		return mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$readPreference.mode' is missing but a required field")
+		return mongoerr.MissingField("$readPreference.mode")
 	}
 	if mode.Type != bson.TypeString {
 		return wrongType("$readPreference", "mode", mode, "string")

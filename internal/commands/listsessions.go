@@ -132,7 +132,7 @@ func listSessionsUser(stage string, v bson.RawValue) (auth.UserName, error) {
 	}
 	for _, name := range []string{"user", "db"} {
 		if _, err := d.LookupErr(name); err != nil {
-			return u, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.users.%s' is missing but a required field", stage, name)
+			return u, mongoerr.MissingField(stage + ".users." + name)
 		}
 	}
 	return u, nil

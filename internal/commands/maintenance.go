@@ -105,7 +105,7 @@ func dataSizeCmd(s *Service, r *Request) (bson.Raw, error) {
 	start := time.Now()
 	v := r.args.first()
 	if v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'dataSize.dataSize' is missing but a required field")
+		return nil, mongoerr.MissingField("dataSize.dataSize")
 	}
 	ns, ok := v.StringValueOK()
 	if !ok {

@@ -93,7 +93,7 @@ func commandArray(r *Request, path, elemPath string) ([]bson.Raw, error) {
 		}
 		return out, nil
 	case bson.TypeNull, bson.TypeUndefined:
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s' is missing but a required field", path)
+		return nil, mongoerr.MissingField(path)
 	default:
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s' is the wrong type '%s', expected type 'array'", path, values.TypeName(v.Type))
 	}

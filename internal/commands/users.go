@@ -247,7 +247,7 @@ func createUserCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	if !a.hasRoles {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createUser.roles' is missing but a required field")
+		return nil, mongoerr.MissingField("createUser.roles")
 	}
 	if r.DB == "local" {
 		return nil, mongoerr.New(mongoerr.BadValue, "Cannot create users in the local database")

@@ -86,7 +86,7 @@ func compileQuantiles(op string, v bson.RawValue, accumulator bool, compile func
 		v    bson.RawValue
 	}{{"input", input}, {"p", p}, {"method", method}} {
 		if f.v.Type == 0 && (f.name != "p" || !q.median) {
-			return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", op, f.name)
+			return nil, mongoerr.MissingField(op + "." + f.name)
 		}
 	}
 	var err error

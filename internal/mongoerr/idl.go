@@ -45,3 +45,9 @@ func WrongNumberType(path, got string) *Error { return WrongTypes(path, got, Num
 func ExpectedObject(field string) *Error {
 	return &Error{Code: ExpectedObjectParameter, Msg: "invalid parameter: expected an object (" + field + ")"}
 }
+
+// MissingField is the IDL's refusal of a command or spec without its
+// required field at path (its dotted IDL path, "$merge.into").
+func MissingField(path string) *Error {
+	return &Error{Code: IDLFailedToParse, Msg: "BSON field '" + path + "' is missing but a required field"}
+}

@@ -134,7 +134,7 @@ func Parse(d bson.Raw, path string) (Options, error) {
 	}
 	switch {
 	case !seen["timeField"]:
-		return o, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.timeField' is missing but a required field", path)
+		return o, mongoerr.MissingField(path + ".timeField")
 	case o.TimeField == "":
 		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot be empty")
 	case strings.Contains(o.TimeField, "."):
