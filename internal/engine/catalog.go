@@ -408,6 +408,10 @@ type storedIndex struct {
 	// IDKeyed: the unique index keys its entries with the record id, as
 	// it was created non-unique (collMod converted it).
 	IDKeyed bool `bson:"idKeyed,omitempty"`
+	// ElementKeys: the fields running through one array are keyed by
+	// element (index_pairs.go). Absent in entries from before it, whose
+	// keys hold every combination (Index.crossKeys).
+	ElementKeys bool `bson:"elementKeys,omitempty"`
 }
 
 // buildUUID is si's BuildUUID as an Index holds it.
@@ -418,7 +422,7 @@ func (si *storedIndex) buildUUID() (u [16]byte) {
 
 // stored is the catalog entry of ix, as of its flags now.
 func (ix *Index) stored() storedIndex {
-	si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder, Build: int64(ix.build), IDKeyed: ix.Unique && ix.idKeyed}
+	si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder, Build: int64(ix.build), IDKeyed: ix.Unique && ix.idKeyed, ElementKeys: !ix.crossKeys}
 	if ix.buildUUID != ([16]byte{}) {
 		si.BuildUUID = ix.buildUUID[:]
 	}

@@ -353,6 +353,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 	ix.state, ix.builder, ix.build = si.State, si.Builder, uint32(si.Build)
 	ix.buildUUID = si.buildUUID()
 	ix.idKeyed = ix.idKeyed || si.IDKeyed
+	ix.crossKeys = !si.ElementKeys
 	ix.multikey.Store(si.Multikey)
 	ix.coarseCells.Store(!si.LeafCells)
 	if ix.wild != nil {

@@ -76,6 +76,13 @@ type Index struct {
 	coll *collation.Collator
 	// v1: the index is of version 1 (IndexSpec.Version).
 	v1 bool
+	// sharedFirstPart: two plain fields share their first path part, so
+	// they may run through one array (index_pairs.go).
+	sharedFirstPart bool
+	// crossKeys: the index's keys hold every combination of its fields'
+	// values, as Folio keyed indexes before it keyed the fields running
+	// through one array by element (storedIndex.ElementKeys absent).
+	crossKeys bool
 	// wild is set on a wildcard index (index_wildcard.go).
 	wild *wildcardIndex
 	// text is set on a text index (index_text.go).
@@ -217,6 +224,7 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		return nil, mongoerr.New(mongoerr.TooManyCompoundKeys, "too many compound keys")
 	}
 	ix.v1 = spec.Version == 1
+	ix.sharedFirstPart = ix.wild == nil && ix.text == nil && sharedFirstPart(ix.Fields)
 	if ix.wild != nil {
 		if err := ix.wild.setRegular(ix.Fields); err != nil {
 			return nil, err
@@ -408,7 +416,7 @@ func (ix *Index) ttlKey() bool {
 // of now.
 func (ix *Index) planned() planner.Index {
 	p := planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique, ValueKeyed: !ix.idKeyed,
-		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), Ref: ix, Collation: ix.coll}
+		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), PairedArrays: ix.pairsArrays(), Ref: ix, Collation: ix.coll}
 	if ix.wild != nil {
 		p.Wildcard = ix.wild.planned()
 	}
@@ -466,7 +474,8 @@ type indexKey struct {
 // index doc (sparse with every field missing, or outside the partial
 // filter). Missing fields index as null; arrays index one key per element
 // (an empty array indexes as undefined); a compound key is the product of
-// its fields' values, and at most one array may be expanded (171
+// its fields' values, those of fields running through one array taken from
+// the same element (index_pairs.go), and at most one array may be expanded (171
 // otherwise; a 2dsphere or 2d index takes the product of any, as
 // getS2Keys and get2DKeys check none); an index with a hashed field
 // expands none (16766, hashedIndexValue). A 2dsphere or 2d index holds only documents with a
@@ -492,8 +501,16 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 	var seenArrays []string // array paths expanded by earlier fields
 	hashed := ix.hashed()
 	geoIx := ix.geoField() >= 0
-	for _, f := range ix.Fields {
+	// pairs: each key's values' ways through the arrays, by field, while
+	// fields running through one array take its elements together.
+	pairs := ix.pairsArrays()
+	var ways [][]arraySteps
+	if pairs {
+		ways = [][]arraySteps{nil}
+	}
+	for fi, f := range ix.Fields {
 		var vals []bson.RawValue
+		var steps []arraySteps
 		var arrays []string
 		var missing bool
 		switch {
@@ -519,12 +536,12 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 			}
 			vals = []bson.RawValue{v}
 		default:
-			var fv fieldValues
+			fv := fieldValues{track: pairs}
 			missing = fv.collect(root, f.Parts, 0)
 			if fv.ambiguous != nil {
 				return nil, false, fv.ambiguous
 			}
-			vals, arrays = fv.vals, fv.arrays
+			vals, arrays, steps = fv.vals, fv.arrays, fv.steps
 			if ix.v1 && slices.ContainsFunc(vals, holdsDecimal) {
 				return nil, false, errV1Decimal
 			}
@@ -541,15 +558,26 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		}
 		seenArrays = append(seenArrays, arrays...)
 		next := make([]indexKey, 0, len(keys)*len(vals))
-		for _, k := range keys {
-			for _, v := range vals {
+		var nextWays [][]arraySteps
+		for ki, k := range keys {
+			for vi, v := range vals {
+				var way arraySteps
+				if steps != nil {
+					way = steps[vi]
+					if !ix.sameElementsAll(fi, ways[ki], way) {
+						continue
+					}
+				}
 				next = append(next, indexKey{
 					enc:  keyenc.AppendField(slices.Clip(k.enc), ix.coll.Transform(v), f.Desc),
 					vals: append(slices.Clip(k.vals), v),
 				})
+				if pairs {
+					nextWays = append(nextWays, append(slices.Clip(ways[ki]), way))
+				}
 			}
 		}
-		keys = next
+		keys, ways = next, nextWays
 	}
 	if ix.Sparse && allMissing || geoIx && !anyGeo {
 		return nil, false, nil
@@ -608,6 +636,32 @@ type fieldValues struct {
 	// documents also has a field of that name: the path could mean either.
 	// The walk goes on through the element, as a plain path lookup does.
 	ambiguous error
+	// track asks for steps: each value's way through the arrays expanded
+	// to reach it (index_pairs.go), at is the way so far.
+	track bool
+	steps []arraySteps
+	at    arraySteps
+}
+
+// add appends v, reached by the way so far.
+func (f *fieldValues) add(v bson.RawValue) {
+	f.vals = append(f.vals, v)
+	if f.track {
+		f.steps = append(f.steps, slices.Clone(f.at))
+	}
+}
+
+// addElements appends the elements of the array at the end of the path,
+// met after depth parts (an empty array keys undefined).
+func (f *fieldValues) addElements(elems []bson.RawValue, depth int) {
+	if len(elems) == 0 {
+		f.add(undefinedValue)
+	}
+	for i, el := range elems {
+		f.at = append(f.at, arrayStep{depth: depth, elem: i})
+		f.add(el)
+		f.at = f.at[:len(f.at)-1]
+	}
 }
 
 // collect appends the values at parts[i:] below v. It reports whether the
@@ -615,22 +669,19 @@ type fieldValues struct {
 func (f *fieldValues) collect(v bson.RawValue, parts []string, i int) bool {
 	if i == len(parts) {
 		if v.Type != bson.TypeArray {
-			f.vals = append(f.vals, v)
+			f.add(v)
 			return false
 		}
 		f.arrays = append(f.arrays, strings.Join(parts[:i], "."))
 		elems, _ := v.Array().Values()
-		if len(elems) == 0 {
-			f.vals = append(f.vals, undefinedValue)
-		}
-		f.vals = append(f.vals, elems...)
+		f.addElements(elems, i)
 		return false
 	}
 	switch v.Type {
 	case bson.TypeEmbeddedDocument:
 		child, err := v.Document().LookupErr(parts[i])
 		if err != nil {
-			f.vals = append(f.vals, nullValue)
+			f.add(nullValue)
 			return true
 		}
 		return f.collect(child, parts, i+1)
@@ -643,22 +694,23 @@ func (f *fieldValues) collect(v bson.RawValue, parts []string, i int) bool {
 			return f.collect(elems[n], parts, i+1)
 		}
 		f.arrays = append(f.arrays, strings.Join(parts[:i], "."))
-		missing := true
-		for _, el := range elems {
-			if el.Type == bson.TypeEmbeddedDocument {
-				if !f.collect(el, parts, i) {
-					missing = false
-				}
-				continue
-			}
-			f.vals = append(f.vals, nullValue)
-		}
 		if len(elems) == 0 {
-			f.vals = append(f.vals, nullValue)
+			f.add(nullValue)
+			return true
+		}
+		missing := true
+		for n, el := range elems {
+			f.at = append(f.at, arrayStep{depth: i, elem: n})
+			if el.Type != bson.TypeEmbeddedDocument {
+				f.add(nullValue)
+			} else if !f.collect(el, parts, i) {
+				missing = false
+			}
+			f.at = f.at[:len(f.at)-1]
 		}
 		return missing
 	}
-	f.vals = append(f.vals, nullValue)
+	f.add(nullValue)
 	return true
 }
 

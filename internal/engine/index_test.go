@@ -18,7 +18,8 @@ import (
 
 // TestIndexKeys checks the keys a document contributes to an index:
 // missing fields index as null, arrays as one key per element, an empty
-// array as undefined, compound keys as products, parallel arrays fail
+// array as undefined, compound keys as products (fields running through
+// one array paired by element, unless the index predates it), parallel arrays fail
 // with 171, an ambiguous numeric path component with 16746, and an index with a hashed field takes no array in any field
 // (16766).
 func TestIndexKeys(t *testing.T) {
@@ -41,9 +42,22 @@ func TestIndexKeys(t *testing.T) {
 		{"through array of docs", `{"a.b": 1}`, false, `{"a": [{"b": 1}, {"c": 2}]}`, []string{`[null]`, `[1]`}, 0},
 		{"positional component", `{"a.0": 1}`, false, `{"a": [7, 8]}`, []string{`[7]`}, 0},
 		{"compound product", `{"a": 1, "b": -1}`, false, `{"a": [1, 2], "b": "x"}`, []string{`[1, "x"]`, `[2, "x"]`}, 0},
+		// Fields running through one array take one element's values
+		// (btree_key_generator.cpp).
 		{"same array twice", `{"attrs.n": 1, "attrs.v": 1}`, false,
 			`{"attrs": [{"n": "color", "v": "red"}, {"n": "size", "v": 9}]}`,
-			[]string{`["color", "red"]`, `["color", 9]`, `["size", "red"]`, `["size", 9]`}, 0},
+			[]string{`["color", "red"]`, `["size", 9]`}, 0},
+		{"same array, fields missing", `{"attrs.n": 1, "attrs.v": 1}`, false,
+			`{"attrs": [{"n": "a"}, {"v": 1}]}`, []string{`["a", null]`, `[null, 1]`}, 0},
+		{"same array, an element and its field", `{"x": 1, "x.b": 1}`, false,
+			`{"x": [1, {"b": 2}]}`, []string{`[1, null]`, `[{"b": 2}, 2]`}, 0},
+		{"same array, an inner array", `{"x.b": 1, "x.c": 1}`, false,
+			`{"x": [{"b": 1, "c": [2, 3]}, {"b": 4, "c": 5}]}`, []string{`[1, 2]`, `[1, 3]`, `[4, 5]`}, 0},
+		{"same array, deeper", `{"x.y.b": 1, "x.y.c": -1}`, false,
+			`{"x": [{"y": [{"b": 1, "c": 2}, {"b": 3, "c": 4}]}, {"y": {"b": 5, "c": 6}}]}`, []string{`[1, 2]`, `[3, 4]`, `[5, 6]`}, 0},
+		{"same array, empty", `{"x.b": 1, "x.c": 1}`, false, `{"x": []}`, []string{`[null, null]`}, 0},
+		{"shared start, one array", `{"o.p": 1, "o.q": 1}`, false, `{"o": {"p": 1, "q": [1, 2]}}`, []string{`[1, 1]`, `[1, 2]`}, 0},
+		{"same array, parallel inner arrays", `{"x.b": 1, "x.c": 1}`, false, `{"x": [{"b": [1], "c": [2]}]}`, nil, mongoerr.CannotIndexParallelArrays},
 		{"parallel arrays", `{"a": 1, "b": 1}`, false, `{"a": [1], "b": [2]}`, nil, mongoerr.CannotIndexParallelArrays},
 		// A numeric component naming both an element and an embedded
 		// document's field is ambiguous (update_numeric_field_name.js).
@@ -101,6 +115,55 @@ func TestIndexKeys(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIndexCrossKeys checks that an index keyed before fields running
+// through one array were paired by element goes on keying every
+// combination, so that its entries are removed by the keys that wrote
+// them.
+func TestIndexCrossKeys(t *testing.T) {
+	ix, err := newIndex(1, IndexSpec{Key: ext(t, `{"attrs.n": 1, "attrs.v": 1}`), ExpireAfter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := ext(t, `{"attrs": [{"n": "color", "v": "red"}, {"n": "size", "v": 9}]}`)
+	for _, tc := range []struct {
+		cross bool
+		want  int
+	}{{false, 2}, {true, 4}} {
+		ix.crossKeys = tc.cross
+		if keys, _, err := ix.keys(doc); err != nil || len(keys) != tc.want {
+			t.Errorf("crossKeys %v: %d keys (%v), want %d", tc.cross, len(keys), err, tc.want)
+		}
+	}
+}
+
+// TestElementKeysStored checks that the catalog says how an index is keyed:
+// one created now is keyed by element on every frontend, one whose entry
+// predates the flag by every combination.
+func TestElementKeysStored(t *testing.T) {
+	kvs := testkv.OpenShared(t, 2)
+	first := openEngine(t, kvs[0])
+	mustCreateIndex(t, first, "c", `{"attrs.n": 1, "attrs.v": 1}`, false)
+	second := openEngine(t, kvs[1])
+	for _, e := range []*Engine{first, second} {
+		ix := e.Collection("test", "c").Indexes()[0]
+		if !ix.pairsArrays() {
+			t.Fatalf("%s is not keyed by element", ix.Name)
+		}
+		si := ix.stored()
+		if !si.ElementKeys {
+			t.Fatal("stored without elementKeys")
+		}
+		si.ElementKeys = false // an entry from before the flag
+		old, err := syncIndex(nil, si)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old.pairsArrays() || old.stored().ElementKeys {
+			t.Fatal("an entry without elementKeys is keyed by element")
+		}
 	}
 }
 

@@ -790,7 +790,7 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		}
 		return nil, nil, err
 	}
-	after.idKeyed = before.idKeyed
+	after.idKeyed, after.crossKeys = before.idKeyed, before.crossKeys
 	mod, old := indexCollModEntry(before, change)
 	// hidden and the TTL concern readers and the TTL monitor only, and
 	// writers check prepareUnique and unique on the catalog version they

@@ -195,36 +195,46 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // $in lists as points, else the ranges and anchored prefix regexes on it
 // (intersected unless the index is multikey, where different elements of
 // one array may satisfy each).
-func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
-	fb := keyBounds(leaves, f, multikey, coll)
+// On a multikey index the bounds come from one condition, from, when they
+// come from the leaves (not a hashed or wildcard field's).
+func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) (fb fieldBounds, from *query.Node) {
+	fb, from = keyBoundsFrom(leaves, f, multikey, coll)
 	if coll != nil && f.WildcardOf == "" {
 		fb = fb.showCollationKeys()
 	}
-	return fb
+	return fb, from
 }
 
 // keyBounds is boundsFor with strings under coll shown as text.
 func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
+	fb, _ := keyBoundsFrom(leaves, f, multikey, coll)
+	return fb
+}
+
+// keyBoundsFrom is keyBounds and the condition they come from (see
+// boundsFor).
+func keyBoundsFrom(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) (fieldBounds, *query.Node) {
 	switch {
 	case f.Hashed:
-		return hashedBounds(fitting(leaves, coll), f, coll)
+		return hashedBounds(fitting(leaves, coll), f, coll), nil
 	case len(f.WildcardPaths) > 0:
 		var vals []bson.RawValue
 		for _, p := range f.WildcardPaths {
 			vals = append(vals, bson.RawValue{Type: bson.TypeString, Value: appendString(nil, p)})
 		}
 		fb, _ := pointBounds(vals, false)
-		return fb
+		return fb, nil
 	case f.WildcardOf != "":
-		return wildcardPathBounds(fitting(leaves, coll), f.WildcardOf)
+		return wildcardPathBounds(fitting(leaves, coll), f.WildcardOf), nil
 	case f.Wildcard:
-		return wildcardValueBounds(fitting(leaves, coll), f, multikey, coll)
+		return wildcardValueBounds(fitting(leaves, coll), f, multikey, coll), nil
 	}
 	var rng fieldBounds
+	var from *query.Node
 	for _, n := range leaves {
 		if path, ok := notExistsPath(n); ok {
 			if path == f.Path {
-				return missingBounds(f.Desc)
+				return missingBounds(f.Desc), n
 			}
 			continue
 		}
@@ -242,7 +252,7 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 			fb = extremeBounds(query.KindGte, bson.TypeMinKey, f.Desc, multikey)
 		case query.KindEq:
 			if fb, ok := pointBounds([]bson.RawValue{coll.Transform(n.Value)}, f.Desc); ok {
-				return fb
+				return fb, n
 			}
 		case query.KindIn:
 			vals, err := n.Value.Array().Values()
@@ -253,7 +263,7 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 				vals[i] = coll.Transform(vals[i])
 			}
 			if fb, ok := pointBounds(vals, f.Desc); ok {
-				return fb
+				return fb, n
 			}
 			fb = inRegexBounds(vals, f.Desc, coll != nil)
 		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
@@ -278,18 +288,18 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 		case query.KindElemMatchValue:
 			fb = elemMatchValueBounds(n, f, coll)
 			if fb.point {
-				return fb
+				return fb, n
 			}
 		}
 		switch {
 		case fb.empty():
 		case rng.empty():
-			rng = fb
+			rng, from = fb, n
 		case !multikey:
 			rng = rng.intersect(fb)
 		}
 	}
-	return rng
+	return rng, from
 }
 
 // complementBounds are the bounds of {$not: child} ($ne, $nin, a negated

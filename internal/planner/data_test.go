@@ -61,7 +61,7 @@ func (c testCatalog) String() string {
 		for _, flag := range []struct {
 			on   bool
 			name string
-		}{{ix.Unique, "unique"}, {ix.Sparse, "sparse"}, {ix.Partial != nil, "partial"}, {ix.Multikey, "multikey"}} {
+		}{{ix.Unique, "unique"}, {ix.Sparse, "sparse"}, {ix.Partial != nil, "partial"}, {ix.Multikey, "multikey"}, {!ix.PairedArrays, "crosskeys"}} {
 			if flag.on {
 				b.WriteString(" " + flag.name)
 			}
@@ -75,7 +75,9 @@ func (c testCatalog) String() string {
 }
 
 // parseCatalog reads lines "doc <json>", "index <name> <key json>
-// [unique] [sparse] [collation <json>] [partial <json>]" and "sharded" (the
+// [unique] [sparse] [crosskeys] [collation <json>] [partial <json>]"
+// (crosskeys: an index keyed before fields running through one array were
+// keyed by element) and "sharded" (the
 // document store is not in _id order; the _id index is among the
 // indexes).
 func parseCatalog(t *testing.T, input string) Catalog {
@@ -90,7 +92,7 @@ func parseCatalog(t *testing.T, input string) Catalog {
 		case "index":
 			name, rest, _ := strings.Cut(rest, " ")
 			key, opts := splitJSON(t, rest)
-			ix := Index{Name: name, KeyPattern: ext(t, key)}
+			ix := Index{Name: name, KeyPattern: ext(t, key), PairedArrays: true}
 			for opts != "" {
 				var opt string
 				opt, opts, _ = strings.Cut(opts, " ")
@@ -99,6 +101,8 @@ func parseCatalog(t *testing.T, input string) Catalog {
 					ix.Unique = true
 				case "sparse":
 					ix.Sparse = true
+				case "crosskeys":
+					ix.PairedArrays = false
 				case "partial":
 					f, err := query.Compile(ext(t, opts))
 					if err != nil {

@@ -52,6 +52,11 @@ type Index struct {
 	// Multikey reports that some document indexed an array under it: two
 	// conditions on one field may then be met by different elements.
 	Multikey bool
+	// PairedArrays reports that the fields running through one array take
+	// their values in a key from the same element of it, as MongoDB keys
+	// them: once multikey, fields sharing the start of their paths are
+	// bounded together only within one $elemMatch (pairedLeaves).
+	PairedArrays bool
 	// MultikeyPaths, on a wildcard index expanded for one path, are the
 	// path's prefixes (itself included) where arrays were indexed.
 	MultikeyPaths []string

@@ -440,37 +440,48 @@ func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
 // constraintLeaves are the conditions every match satisfies: the top-level
 // conjuncts (the clause of an $or of one clause among them, which
 // MongoDB's optimizer puts in the $or's place), and the conditions inside
-// $elemMatch on documents, with their paths made absolute.
+// $elemMatch on documents, with their paths made absolute and the
+// $elemMatch they lie within (query.Node.Within).
 func constraintLeaves(root *query.Node) []*query.Node {
-	return appendConstraintLeaves(nil, root, "")
+	return appendConstraintLeaves(nil, root, nil)
 }
 
-// appendConstraintLeaves appends to out the constraint leaves of n, whose
-// paths are relative to prefix: "" at the top level, else the path of the
-// enclosing $elemMatch followed by a dot, so that a field named "" stays a
-// component of the absolute path ("a." + "" is "a.", "" + "." + "b" is
-// ".b"), which then names no index field (an index key pattern has no
-// empty field names) instead of its parent's or a top-level field.
-func appendConstraintLeaves(out []*query.Node, n *query.Node, prefix string) []*query.Node {
+// appendConstraintLeaves appends to out the constraint leaves of n, which
+// lies within the $elemMatch within (nil: at the top level). Its paths are
+// relative to within's path followed by a dot, so that a field named ""
+// stays a component of the absolute path ("a." + "" is "a.", "" + "." +
+// "b" is ".b"), which then names no index field (an index key pattern has
+// no empty field names) instead of its parent's or a top-level field.
+func appendConstraintLeaves(out []*query.Node, n *query.Node, within *query.Scope) []*query.Node {
 	switch n.Kind {
 	case query.KindAnd:
 		for _, ch := range n.Children {
-			out = appendConstraintLeaves(out, ch, prefix)
+			out = appendConstraintLeaves(out, ch, within)
 		}
 	case query.KindOr:
 		if len(n.Children) != 1 || holdsSearch(n) {
-			out = appendLeaf(out, n, prefix)
+			out = appendLeaf(out, n, within)
 			break
 		}
-		out = appendConstraintLeaves(out, n.Children[0], prefix)
+		out = appendConstraintLeaves(out, n.Children[0], within)
 	case query.KindElemMatchObject:
+		inner := &query.Scope{Path: scopePrefix(within) + n.Path}
 		for _, ch := range n.Children {
-			out = appendConstraintLeaves(out, ch, prefix+n.Path+".")
+			out = appendConstraintLeaves(out, ch, inner)
 		}
 	default:
-		out = appendLeaf(out, n, prefix)
+		out = appendLeaf(out, n, within)
 	}
 	return out
+}
+
+// scopePrefix is what the paths within an $elemMatch are relative to: its
+// path and a dot ("" at the top level).
+func scopePrefix(within *query.Scope) string {
+	if within == nil {
+		return ""
+	}
+	return within.Path + "."
 }
 
 // holdsSearch reports whether n holds a $text or geo clause, which the
@@ -485,14 +496,15 @@ func holdsSearch(n *query.Node) bool {
 	return found
 }
 
-// appendLeaf appends leaf n, its path made absolute under prefix (see
-// appendConstraintLeaves), and so the path of the condition a $not
-// negates, which the bounds of a negation read: {a: {$elemMatch: {b:
-// {$ne: 1}}}} constrains a.b, never a top-level b.
-func appendLeaf(out []*query.Node, n *query.Node, prefix string) []*query.Node {
-	if prefix != "" {
+// appendLeaf appends leaf n, its path made absolute and marked as within
+// the $elemMatch within (see appendConstraintLeaves), and so the path of
+// the condition a $not negates, which the bounds of a negation read: {a:
+// {$elemMatch: {b: {$ne: 1}}}} constrains a.b, never a top-level b.
+func appendLeaf(out []*query.Node, n *query.Node, within *query.Scope) []*query.Node {
+	if within != nil {
+		prefix := scopePrefix(within)
 		cp := *n
-		cp.Path = prefix + n.Path
+		cp.Path, cp.Within = prefix+n.Path, within
 		if n.Kind == query.KindNot && len(n.Children) == 1 {
 			ch := *n.Children[0]
 			ch.Path = prefix + ch.Path
@@ -542,6 +554,13 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	prefixes := firstBuf[:]
 	var last fieldBounds // a field bounded by ranges, ending the intervals
 	leading := true      // the fields so far are points making intervals
+	// paired: the condition bounding each field (from) decides which may
+	// bound a field sharing its path's start (pairedLeaves).
+	paired := multikey && ix.PairedArrays
+	var from []*query.Node
+	if paired {
+		from = make([]*query.Node, len(p.fields))
+	}
 	for i, f := range p.fields {
 		// (a wildcard index is expanded for such a path only where it
 		// met no array, see wildcardPaths)
@@ -549,10 +568,17 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 			leading = false
 			continue
 		}
-		fb := boundsFor(leaves, f, multikey, ixColl)
+		fl := leaves
+		if paired {
+			fl = pairedLeaves(leaves, p.fields, from, i)
+		}
+		fb, src := boundsFor(fl, f, multikey, ixColl)
 		if fb.empty() {
 			leading = false
 			continue
+		}
+		if paired {
+			from[i] = src
 		}
 		p.fieldBounds[i] = fb
 		bounded[i] = true
@@ -608,11 +634,52 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	for p.PointFields < len(single) && single[p.PointFields] && p.PointFields < p.eqFields {
 		p.PointFields++
 	}
-	p.Sorted, p.Reverse = providesSort(p.fields, p.fieldBounds, single, bounded, multikey, sort)
+	p.Sorted, p.Reverse = providesSort(p.fields, p.fieldBounds, single, bounded, multikey, paired, sort)
 	if ix != nil && !multikey && ixColl == nil {
 		p.keyFilters = keyFiltersOf(leaves, p.fields)
 	}
 	return p
+}
+
+// pairedLeaves are the leaves that may bound field i of a multikey index
+// keyed by element (Index.PairedArrays), given the conditions bounding the
+// fields before it (from). Where field i and a bounded field share the
+// start of their paths, their values in one key lie in one element of any
+// array along what they share, so only a condition within the same
+// $elemMatch on exactly that shared path may bound field i: two
+// conditions elsewhere may be met by different elements (MongoDB
+// compounds such bounds only under $elemMatch).
+func pairedLeaves(leaves []*query.Node, fields []Field, from []*query.Node, i int) []*query.Node {
+	f := fields[i]
+	out := leaves
+	for j, src := range from[:i] {
+		g := fields[j]
+		if src == nil || len(f.Parts) == 0 || len(g.Parts) == 0 || f.Parts[0] != g.Parts[0] {
+			continue
+		}
+		shared := sharedPath(f, g)
+		var kept []*query.Node
+		for _, n := range out {
+			if n.Within != nil && n.Within == src.Within && n.Within.Path == shared {
+				kept = append(kept, n)
+			}
+		}
+		out = kept
+	}
+	return out
+}
+
+// sharedPath is the path of the parts f's and g's paths start with.
+func sharedPath(f, g Field) string {
+	n, size := 0, -1
+	for n < len(f.Parts) && n < len(g.Parts) && f.Parts[n] == g.Parts[n] {
+		size += len(f.Parts[n]) + 1
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return f.Path[:size]
 }
 
 // appendEnd is the end of the keys starting with pre whose next field
@@ -659,7 +726,7 @@ func allDigits(p string) bool {
 // value of one with every value of the other, so a scan meets the document
 // first at (1, 0). Under another collation than the sort's, a sort field's
 // bounds (fb) must hold no value the collation orders (sortReq).
-func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, multikey bool, sort sortReq) (sorted, reverse bool) {
+func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, multikey, paired bool, sort sortReq) (sorted, reverse bool) {
 	sortFields, sortDirs := sort.fields, sort.dirs
 	if len(sortFields) == 0 {
 		return false, false
@@ -688,6 +755,9 @@ func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, mult
 					}
 				}
 			}
+			if paired && sharesBoundedStart(fields, bounded, i) {
+				return false, false
+			}
 			d := sortDirs[j]
 			if f.Desc {
 				d = -d
@@ -704,6 +774,21 @@ func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, mult
 		}
 	}
 	return j == len(sortFields), dir < 0
+}
+
+// sharesBoundedStart reports whether a bounded field other than field i
+// starts its path as field i does. On a multikey index keyed by element,
+// the scan then reads only the values of field i in the elements meeting
+// the other field's bounds, not all of a document's, whose least or
+// greatest is the document's sort key (MongoDB's index scan provides no
+// sort on a multikey path sharing a component with non-trivial bounds).
+func sharesBoundedStart(fields []Field, bounded []bool, i int) bool {
+	for k, g := range fields {
+		if k != i && bounded[k] && len(g.Parts) > 0 && g.Parts[0] == fields[i].Parts[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // firstPart is path's leading component.

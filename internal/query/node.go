@@ -126,7 +126,15 @@ type Node struct {
 	// MongoDB sorts it (see rankPositions).
 	absorbed bool
 	posRank  int32
+	// Within, on a condition the planner read out of an $elemMatch on
+	// documents with its path made absolute, is that $elemMatch: one
+	// array element meets every condition within it.
+	Within *Scope
 }
+
+// Scope is an $elemMatch on documents whose conditions the planner reads
+// with absolute paths: Path is the $elemMatch's own absolute path.
+type Scope struct{ Path string }
 
 // Walk calls fn for n and, while fn returns true, for each node below it in
 // depth-first order.

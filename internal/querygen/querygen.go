@@ -371,12 +371,25 @@ func (g *Gen) Filter() bson.D {
 // IndexFilter returns a filter with conditions on a random subset of the
 // fields of an index key pattern, so that compound bounds (and the fields
 // left unbounded between them) get exercised.
+// Half the time the conditions on a.x and a.y go into one $elemMatch on a,
+// the filter under which bounds on fields running through one array
+// compound.
 func (g *Gen) IndexFilter(key bson.D) bson.D {
-	f := bson.D{}
+	f, within := bson.D{}, bson.D{}
+	elem := g.r.IntN(2) == 0
 	for _, e := range key {
-		if g.r.IntN(3) > 0 {
-			f = append(f, g.leaf(g.queryPath(e.Key))...)
+		if g.r.IntN(3) == 0 {
+			continue
 		}
+		leaf := g.leaf(g.queryPath(e.Key))
+		if sub, ok := strings.CutPrefix(leaf[0].Key, "a."); elem && ok && sub != "0" {
+			within = append(within, bson.E{Key: sub, Value: leaf[0].Value})
+			continue
+		}
+		f = append(f, leaf...)
+	}
+	if len(within) > 0 {
+		f = append(f, bson.E{Key: "a", Value: bson.D{{Key: "$elemMatch", Value: within}}})
 	}
 	return f
 }
