@@ -412,6 +412,11 @@ type storedIndex struct {
 	// element (index_pairs.go). Absent in entries from before it, whose
 	// keys hold every combination (Index.crossKeys).
 	ElementKeys bool `bson:"elementKeys,omitempty"`
+	// FieldArrays are, by field, the components of its path at which a
+	// document held an array (index_arrays.go), once there is one; a
+	// multikey entry without them is of an index that does not track
+	// them.
+	FieldArrays []uint64 `bson:"fieldArrays,omitempty"`
 }
 
 // buildUUID is si's BuildUUID as an Index holds it.
@@ -431,6 +436,9 @@ func (ix *Index) stored() storedIndex {
 	}
 	if ix.sphereField() >= 0 {
 		si.LeafCells = !ix.coarseCells.Load()
+	}
+	if arrays := ix.fieldArrays(); slices.ContainsFunc(arrays, func(a uint64) bool { return a != 0 }) {
+		si.FieldArrays = arrays
 	}
 	return si
 }

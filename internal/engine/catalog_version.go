@@ -338,6 +338,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 		if si.Multikey {
 			prev.multikey.Store(true)
 		}
+		prev.raiseArrays(si.FieldArrays)
 		if !si.LeafCells {
 			prev.coarseCells.Store(true)
 		}
@@ -354,6 +355,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 	ix.buildUUID = si.buildUUID()
 	ix.idKeyed = ix.idKeyed || si.IDKeyed
 	ix.crossKeys = !si.ElementKeys
+	loadArrays(ix, si)
 	ix.multikey.Store(si.Multikey)
 	ix.coarseCells.Store(!si.LeafCells)
 	if ix.wild != nil {
@@ -369,6 +371,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 		if prev.Multikey() {
 			ix.multikey.Store(true)
 		}
+		ix.raiseArrays(prev.fieldArrays())
 		if prev.coarseCells.Load() {
 			ix.coarseCells.Store(true)
 		}

@@ -541,11 +541,11 @@ func rebuilt(p *planner.Plan) *planner.Plan {
 	case ix == nil:
 		return p
 	case ix.wild != nil && p.Index.WildcardPath() != "":
-		return p.Rebuilt(ix.wild.multikeyAt(p.Index.WildcardPath()))
+		return p.Rebuilt(ix.wild.multikeyAt(p.Index.WildcardPath()), nil)
 	case ix.wild != nil:
 		return p // read across every path: planned multikey
 	}
-	return p.Rebuilt(ix.Multikey())
+	return p.Rebuilt(ix.Multikey(), ix.fieldArrays())
 }
 
 type emptyCursor struct{}

@@ -79,6 +79,11 @@ type Index struct {
 	// sharedFirstPart: two plain fields share their first path part, so
 	// they may run through one array (index_pairs.go).
 	sharedFirstPart bool
+	// arrays are the array components of the fields' paths, untracked
+	// set on an index that was multikey before they were recorded
+	// (index_arrays.go).
+	arrays    atomic.Pointer[[]uint64]
+	untracked bool
 	// crossKeys: the index's keys hold every combination of its fields'
 	// values, as Folio keyed indexes before it keyed the fields running
 	// through one array by element (storedIndex.ElementKeys absent).
@@ -225,6 +230,9 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	}
 	ix.v1 = spec.Version == 1
 	ix.sharedFirstPart = ix.wild == nil && ix.text == nil && sharedFirstPart(ix.Fields)
+	if ix.tracksArrays() {
+		ix.arrays.Store(new(make([]uint64, len(ix.Fields))))
+	}
 	if ix.wild != nil {
 		if err := ix.wild.setRegular(ix.Fields); err != nil {
 			return nil, err
@@ -416,7 +424,7 @@ func (ix *Index) ttlKey() bool {
 // of now.
 func (ix *Index) planned() planner.Index {
 	p := planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique, ValueKeyed: !ix.idKeyed,
-		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), PairedArrays: ix.pairsArrays(), Ref: ix, Collation: ix.coll}
+		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), FieldArrays: ix.fieldArrays(), PairedArrays: ix.pairsArrays(), Ref: ix, Collation: ix.coll}
 	if ix.wild != nil {
 		p.Wildcard = ix.wild.planned()
 	}
@@ -483,17 +491,26 @@ type indexKey struct {
 // 2dsphere field without one keys null. multikey reports that an array
 // was expanded.
 func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) {
+	keys, _, multikey, err = ix.keysWithArrays(doc)
+	return keys, multikey, err
+}
+
+// keysWithArrays is keys and, on an index tracking them (tracksArrays),
+// the components of each field's path at which doc held arrays (nil when
+// none did).
+func (ix *Index) keysWithArrays(doc bson.Raw) (keys []indexKey, arrays []uint64, multikey bool, err error) {
 	if ix.partial != nil && !ix.partial.Match(doc) {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if ix.wild != nil {
-		return ix.wild.keys(doc)
+		keys, multikey, err = ix.wild.keys(doc)
+		return keys, nil, multikey, err
 	}
 	if ix.text != nil {
 		// A text index is multikey once a document gives it more than one
 		// key (MongoDB's shouldMarkIndexAsMultikey: numberOfKeys > 1).
 		keys, err := ix.text.keys(ix, doc)
-		return keys, len(keys) > 1, err
+		return keys, nil, len(keys) > 1, err
 	}
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	keys = []indexKey{{}}
@@ -505,6 +522,7 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 	// fields running through one array take its elements together.
 	pairs := ix.pairsArrays()
 	var ways [][]arraySteps
+	var fieldArrays []uint64
 	if pairs {
 		ways = [][]arraySteps{nil}
 	}
@@ -516,12 +534,12 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		switch {
 		case f.Geo || f.Flat:
 			if vals, err = ix.geoKeyValues(root, f, doc); err != nil {
-				return nil, false, err
+				return nil, nil, false, err
 			}
 			if len(vals) == 0 {
 				if f.Flat {
 					// get2DKeys: no location, no key.
-					return nil, false, nil
+					return nil, nil, false, nil
 				}
 				// getS2Keys: a 2dsphere field without geometry keys
 				// null; the document needs one field with geometry.
@@ -532,18 +550,24 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		case hashed:
 			var v bson.RawValue
 			if v, missing, err = hashedIndexValue(root, f, ix.coll); err != nil {
-				return nil, false, err
+				return nil, nil, false, err
 			}
 			vals = []bson.RawValue{v}
 		default:
 			fv := fieldValues{track: pairs}
 			missing = fv.collect(root, f.Parts, 0)
 			if fv.ambiguous != nil {
-				return nil, false, fv.ambiguous
+				return nil, nil, false, fv.ambiguous
 			}
 			vals, arrays, steps = fv.vals, fv.arrays, fv.steps
+			if fv.depths != 0 && ix.tracksArrays() {
+				if fieldArrays == nil {
+					fieldArrays = make([]uint64, len(ix.Fields))
+				}
+				fieldArrays[fi] = fv.depths
+			}
 			if ix.v1 && slices.ContainsFunc(vals, holdsDecimal) {
-				return nil, false, errV1Decimal
+				return nil, nil, false, errV1Decimal
 			}
 		}
 		if !missing {
@@ -552,7 +576,7 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		for _, a := range arrays {
 			for _, b := range seenArrays {
 				if !nested(a, b) && !geoIx {
-					return nil, false, mongoerr.New(mongoerr.CannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b))
+					return nil, nil, false, mongoerr.New(mongoerr.CannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b))
 				}
 			}
 		}
@@ -580,13 +604,13 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		keys, ways = next, nextWays
 	}
 	if ix.Sparse && allMissing || geoIx && !anyGeo {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if len(keys) > 1 {
 		slices.SortFunc(keys, func(a, b indexKey) int { return bytes.Compare(a.enc, b.enc) })
 		keys = slices.CompactFunc(keys, func(a, b indexKey) bool { return bytes.Equal(a.enc, b.enc) })
 	}
-	return keys, len(seenArrays) > 0, nil
+	return keys, fieldArrays, len(seenArrays) > 0, nil
 }
 
 // errV1Decimal refuses a decimal key in a version 1 index, whose
@@ -636,6 +660,9 @@ type fieldValues struct {
 	// documents also has a field of that name: the path could mean either.
 	// The walk goes on through the element, as a plain path lookup does.
 	ambiguous error
+	// depths are the components of the path at which arrays were
+	// expanded (componentBit).
+	depths uint64
 	// track asks for steps: each value's way through the arrays expanded
 	// to reach it (index_pairs.go), at is the way so far.
 	track bool
@@ -673,6 +700,7 @@ func (f *fieldValues) collect(v bson.RawValue, parts []string, i int) bool {
 			return false
 		}
 		f.arrays = append(f.arrays, strings.Join(parts[:i], "."))
+		f.depths |= componentBit(i - 1)
 		elems, _ := v.Array().Values()
 		f.addElements(elems, i)
 		return false
@@ -694,6 +722,7 @@ func (f *fieldValues) collect(v bson.RawValue, parts []string, i int) bool {
 			return f.collect(elems[n], parts, i+1)
 		}
 		f.arrays = append(f.arrays, strings.Join(parts[:i], "."))
+		f.depths |= componentBit(i - 1)
 		if len(elems) == 0 {
 			f.add(nullValue)
 			return true

@@ -514,10 +514,11 @@ func (e *Engine) indexDoc(tx storage.Txn, c *Collection, ixs []*Index, key, doc 
 		if err := c.checkBucketKeys(ix, doc); err != nil {
 			return 0, err
 		}
-		keys, multikey, err := ix.keys(doc)
+		keys, arrays, multikey, err := ix.keysWithArrays(doc)
 		if err != nil {
 			return 0, err
 		}
+		ix.raiseArrays(arrays) // before the flag (indexChanges)
 		if multikey {
 			ix.multikey.Store(true)
 		}

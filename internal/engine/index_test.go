@@ -167,6 +167,38 @@ func TestElementKeysStored(t *testing.T) {
 	}
 }
 
+// TestFieldArraysStored checks that the array components of an index's
+// fields reach every frontend before the write that met them returns, and
+// that an entry multikey without them loads as an index not tracking them.
+func TestFieldArraysStored(t *testing.T) {
+	kvs := testkv.OpenShared(t, 2)
+	first := openEngine(t, kvs[0])
+	mustCreateIndex(t, first, "c", `{"x": 1, "o.p": 1, "o.q.r": 1}`, false)
+	second := openEngine(t, kvs[1])
+	if _, werrs, err := first.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1, "x": 5, "o": {"p": 1, "q": [{"r": [1]}]}}`)}, true, WriteOptions{}); err != nil || werrs != nil {
+		t.Fatal(err, werrs)
+	}
+	want := []uint64{0, 0, 2 | 4} // o.q and o.q.r
+	for _, e := range []*Engine{first, second} {
+		ix := e.Collection("test", "c").Indexes()[0]
+		if got := ix.fieldArrays(); !slices.Equal(got, want) {
+			t.Fatalf("field arrays %v, want %v", got, want)
+		}
+		si := ix.stored()
+		si.FieldArrays = nil // multikey before Folio recorded them
+		old, err := syncIndex(nil, si)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old.fieldArrays() != nil || old.tracksArrays() || old.raiseArrays(want) {
+			t.Fatal("an entry multikey without fieldArrays tracks them")
+		}
+		if p := old.planned(); p.FieldArrays != nil || !p.Multikey {
+			t.Fatalf("planned as %+v", p)
+		}
+	}
+}
+
 // TestUniqueIndex checks unique enforcement on insert, update and build,
 // with keyPattern and keyValue in the error.
 func TestUniqueIndex(t *testing.T) {

@@ -76,14 +76,21 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 		}
 		if next != nil {
 			var multikey bool
+			var arrays []uint64
 			if err := c.checkBucketKeys(ix, next); err != nil {
 				return ch, err
 			}
-			if newKeys, multikey, err = ix.keys(next); err != nil {
+			if newKeys, arrays, multikey, err = ix.keysWithArrays(next); err != nil {
 				return ch, err
 			}
-			// A wildcard index reports only the multikey paths the
-			// write added, which its catalog entry must record.
+			// The array components are raised before the flag, so
+			// that no catalog entry records the flag without them
+			// (loadArrays). A wildcard index reports only the multikey
+			// paths the write added, which its catalog entry must
+			// record.
+			if arrays != nil && ix.raiseArrays(arrays) {
+				ch.flagged = true
+			}
 			if multikey && (!ix.multikey.Swap(true) || ix.wild != nil) {
 				ch.flagged = true
 			}
@@ -329,6 +336,9 @@ func stageIndexFlags(tx storage.Txn, c *Collection) (uint64, bool, error) {
 			}
 			if ix.coarseCells.Load() && si.LeafCells {
 				ent.Indexes[i].LeafCells, changed = false, true
+			}
+			if arrays := ix.fieldArrays(); arrays != nil && newBits(si.FieldArrays, arrays) {
+				ent.Indexes[i].FieldArrays, changed = arrays, true
 			}
 			if ix.wild != nil {
 				if paths := ix.wild.multikeyPaths(); len(paths) > len(si.MultikeyPaths) {

@@ -61,7 +61,7 @@ func (c testCatalog) String() string {
 		for _, flag := range []struct {
 			on   bool
 			name string
-		}{{ix.Unique, "unique"}, {ix.Sparse, "sparse"}, {ix.Partial != nil, "partial"}, {ix.Multikey, "multikey"}, {!ix.PairedArrays, "crosskeys"}} {
+		}{{ix.Unique, "unique"}, {ix.Sparse, "sparse"}, {ix.Partial != nil, "partial"}, {ix.Multikey, "multikey"}, {!ix.PairedArrays, "crosskeys"}, {ix.FieldArrays == nil && ix.Wildcard == nil, "untracked"}} {
 			if flag.on {
 				b.WriteString(" " + flag.name)
 			}
@@ -75,15 +75,17 @@ func (c testCatalog) String() string {
 }
 
 // parseCatalog reads lines "doc <json>", "index <name> <key json>
-// [unique] [sparse] [crosskeys] [collation <json>] [partial <json>]"
-// (crosskeys: an index keyed before fields running through one array were
-// keyed by element) and "sharded" (the
+// [unique] [sparse] [crosskeys] [untracked] [collation <json>] [partial
+// <json>]" (crosskeys: an index keyed before fields running through one
+// array were keyed by element; untracked: one that does not track its
+// fields' array components, Index.FieldArrays) and "sharded" (the
 // document store is not in _id order; the _id index is among the
 // indexes).
 func parseCatalog(t *testing.T, input string) Catalog {
 	var docs []bson.Raw
 	var cat testCatalog
 	sharded := false
+	untracked := map[string]bool{}
 	for _, line := range strings.Split(input, "\n") {
 		kind, rest, _ := strings.Cut(line, " ")
 		switch kind {
@@ -103,6 +105,8 @@ func parseCatalog(t *testing.T, input string) Catalog {
 					ix.Sparse = true
 				case "crosskeys":
 					ix.PairedArrays = false
+				case "untracked":
+					untracked[name] = true
 				case "partial":
 					f, err := query.Compile(ext(t, opts))
 					if err != nil {
@@ -139,13 +143,21 @@ func parseCatalog(t *testing.T, input string) Catalog {
 		}
 	}
 	for i := range cat {
+		ix := &cat[i]
+		if ix.Wildcard == nil && !untracked[ix.Name] {
+			ix.FieldArrays = make([]uint64, len(ix.Fields))
+		}
 		for _, d := range docs {
-			if w := cat[i].Wildcard; w != nil {
+			if w := ix.Wildcard; w != nil {
 				arrayPaths(d, "", &w.MultikeyPaths)
 			}
-			for _, f := range cat[i].Fields {
-				if holdsArray(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: d}, f.Parts) {
-					cat[i].Multikey = true
+			for fi, f := range ix.Fields {
+				root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: d}
+				if holdsArray(root, f.Parts) {
+					ix.Multikey = true
+				}
+				if ix.FieldArrays != nil {
+					ix.FieldArrays[fi] |= arrayComponents(root, f.Parts, 0)
 				}
 			}
 		}
@@ -154,6 +166,37 @@ func parseCatalog(t *testing.T, input string) Catalog {
 		return shardedCatalog{cat}
 	}
 	return cat
+}
+
+// arrayComponents are the components of parts at which an index on them
+// expands arrays below v, the value at parts[:c] (bit c-1: the array at
+// the path's first c components).
+func arrayComponents(v bson.RawValue, parts []string, c int) uint64 {
+	if v.Type == bson.TypeArray {
+		if c < len(parts) && positional(parts[c:c+1]) {
+			if el, err := v.Array().IndexErr(uint(atoi(parts[c]))); err == nil {
+				return arrayComponents(el, parts, c+1)
+			}
+		}
+		mask := uint64(1) << (c - 1)
+		if c < len(parts) {
+			elems, _ := v.Array().Values()
+			for _, el := range elems {
+				if el.Type == bson.TypeEmbeddedDocument {
+					mask |= arrayComponents(el, parts, c)
+				}
+			}
+		}
+		return mask
+	}
+	if c == len(parts) || v.Type != bson.TypeEmbeddedDocument {
+		return 0
+	}
+	child, err := v.Document().LookupErr(parts[c])
+	if err != nil {
+		return 0
+	}
+	return arrayComponents(child, parts, c+1)
 }
 
 // holdsArray reports whether an index on parts expands an array of v: an

@@ -180,7 +180,9 @@ func (p *Plan) scanStage() bson.D {
 		{Key: "direction", Value: direction},
 		{Key: "indexBounds", Value: p.explainBounds()},
 	}
-	if ix := p.Index; ix != nil && ix.WildcardPath() != "" {
+	if mk := p.multikeyPaths(); mk != nil {
+		stage = slices.Insert(stage, 4, bson.E{Key: "multiKeyPaths", Value: mk})
+	} else if ix := p.Index; ix != nil && ix.WildcardPath() != "" {
 		// A wildcard index's scan shows the arrays along its path, after
 		// isMultiKey.
 		paths := ix.MultikeyPaths
@@ -202,6 +204,31 @@ func (p *Plan) scanStage() bson.D {
 		stage = slices.Insert(stage, 3, bson.E{Key: "collation", Value: ix.Collation.Document()})
 	}
 	return stage
+}
+
+// multikeyPaths are the multiKeyPaths MongoDB shows for a scan of an
+// index tracking its fields' array components (the _id index among
+// them): each field's path prefixes that held an array. Nil for other
+// indexes.
+func (p *Plan) multikeyPaths() bson.D {
+	ix := p.Index
+	if ix == nil {
+		return bson.D{{Key: "_id", Value: bson.A{}}}
+	}
+	if ix.FieldArrays == nil || len(ix.FieldArrays) != len(ix.Fields) {
+		return nil
+	}
+	mk := make(bson.D, 0, len(ix.Fields))
+	for i, f := range ix.Fields {
+		prefixes := bson.A{}
+		for c := range f.Parts {
+			if ix.FieldArrays[i]&(1<<min(c, 63)) != 0 {
+				prefixes = append(prefixes, strings.Join(f.Parts[:c+1], "."))
+			}
+		}
+		mk = append(mk, bson.E{Key: f.Path, Value: prefixes})
+	}
+	return mk
 }
 
 // CountScanShown reports whether a count plan shows as a COUNT_SCAN: one

@@ -52,6 +52,12 @@ type Index struct {
 	// Multikey reports that some document indexed an array under it: two
 	// conditions on one field may then be met by different elements.
 	Multikey bool
+	// FieldArrays are, on an index tracking them, the components of each
+	// field's path at which some document held an array (bit c: the
+	// path's first c+1 components; the 64th bit stands for all past it):
+	// MongoDB's multikey paths. Nil on an index not tracking them, where
+	// any component of a multikey index may hold one.
+	FieldArrays []uint64
 	// PairedArrays reports that the fields running through one array take
 	// their values in a key from the same element of it, as MongoDB keys
 	// them: once multikey, fields sharing the start of their paths are
@@ -94,3 +100,50 @@ var IDKeyPattern = func() bson.Raw {
 
 // idFields is the document store seen as an index on _id.
 var idFields = []Field{{Path: "_id", Parts: []string{"_id"}}}
+
+// arrays says where a plan's index (nil: the document store) may hold
+// arrays, as of the multikey flag the plan is built with: anywhere on a
+// multikey index not tracking its fields' array components.
+type arrays struct {
+	ix       *Index
+	multikey bool
+}
+
+// field reports whether field i may have held an array.
+func (a arrays) field(i int) bool {
+	if !a.multikey {
+		return false
+	}
+	if a.ix == nil || i >= len(a.ix.FieldArrays) {
+		return true
+	}
+	return a.ix.FieldArrays[i] != 0
+}
+
+// within reports whether field i's path may have held an array within its
+// first n components.
+func (a arrays) within(i, n int) bool {
+	if !a.field(i) || a.ix == nil || i >= len(a.ix.FieldArrays) {
+		return a.field(i)
+	}
+	if n >= 64 {
+		return true
+	}
+	return a.ix.FieldArrays[i]&(1<<n-1) != 0
+}
+
+// shared reports whether fields i and k may run through one array: one
+// along the start their paths share.
+func (a arrays) shared(fields []Field, i, k int) bool {
+	n := sharedParts(fields[i], fields[k])
+	return n > 0 && (a.within(i, n) || a.within(k, n))
+}
+
+// sharedParts is how many parts f's and g's paths start with alike.
+func sharedParts(f, g Field) int {
+	n := 0
+	for n < len(f.Parts) && n < len(g.Parts) && f.Parts[n] == g.Parts[n] {
+		n++
+	}
+	return n
+}

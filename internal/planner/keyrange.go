@@ -36,7 +36,7 @@ func (p *Plan) sortKeyRange() {
 	for i := range bounded {
 		bounded[i] = true
 	}
-	p.Sorted, p.Reverse = providesSort(p.fields, p.fieldBounds, single, bounded, p.multikey, false, p.sort)
+	p.Sorted, p.Reverse = providesSort(p.fields, p.fieldBounds, single, bounded, arrays{multikey: p.multikey}, false, p.sort)
 }
 
 // KeyBound encodes a key range's bound as a key of ix (nil: the document

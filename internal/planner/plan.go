@@ -185,18 +185,19 @@ func (p *Plan) UseNatural() {
 	}
 }
 
-// Rebuilt returns the plan again if its index turned multikey after it
-// was built (the plan may intersect ranges or take a sort from bounded
-// fields, which a multikey index does not allow), else p. The caller
-// passes the index's flag as its scan's snapshot sees it: a write sets the
-// flag before it commits, so a snapshot holding an array the index
-// expanded sees the flag set.
-func (p *Plan) Rebuilt(multikey bool) *Plan {
-	if p.Index == nil || p.multikey || !multikey {
+// Rebuilt returns the plan again if its index turned multikey, or met
+// arrays at components of its fields' paths it had not (Index.FieldArrays),
+// after it was built (the plan may intersect ranges, compound bounds or
+// take a sort from bounded fields, which arrays there do not allow), else
+// p. The caller passes the index's flag and array components as its
+// scan's snapshot sees them: a write raises them before it commits, so a
+// snapshot holding an array the index expanded sees them.
+func (p *Plan) Rebuilt(multikey bool, fieldArrays []uint64) *Plan {
+	if p.Index == nil || !multikey || p.multikey && !moreArrays(p.Index.FieldArrays, fieldArrays) {
 		return p
 	}
 	ix := *p.Index
-	ix.Multikey = true
+	ix.Multikey, ix.FieldArrays = true, fieldArrays
 	if p.keyRange {
 		r := *p
 		r.Index, r.multikey = &ix, true
@@ -204,6 +205,23 @@ func (p *Plan) Rebuilt(multikey bool) *Plan {
 		return &r
 	}
 	return build(&ix, p.leaves, p.sort)
+}
+
+// moreArrays reports whether now holds an array component was lacks, or
+// no longer tracks them.
+func moreArrays(was, now []uint64) bool {
+	if was == nil {
+		return false
+	}
+	if now == nil {
+		return true
+	}
+	for i, a := range now {
+		if i >= len(was) || was[i]|a != was[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // NaturalScan is the plan of a $natural hint or sort: a collection scan
@@ -556,6 +574,7 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	leading := true      // the fields so far are points making intervals
 	// paired: the condition bounding each field (from) decides which may
 	// bound a field sharing its path's start (pairedLeaves).
+	arr := arrays{ix: ix, multikey: multikey}
 	paired := multikey && ix.PairedArrays
 	var from []*query.Node
 	if paired {
@@ -570,9 +589,9 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 		}
 		fl := leaves
 		if paired {
-			fl = pairedLeaves(leaves, p.fields, from, i)
+			fl = pairedLeaves(leaves, p.fields, arr, from, i)
 		}
-		fb, src := boundsFor(fl, f, multikey, ixColl)
+		fb, src := boundsFor(fl, f, arr.field(i), ixColl)
 		if fb.empty() {
 			leading = false
 			continue
@@ -634,7 +653,7 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	for p.PointFields < len(single) && single[p.PointFields] && p.PointFields < p.eqFields {
 		p.PointFields++
 	}
-	p.Sorted, p.Reverse = providesSort(p.fields, p.fieldBounds, single, bounded, multikey, paired, sort)
+	p.Sorted, p.Reverse = providesSort(p.fields, p.fieldBounds, single, bounded, arr, paired, sort)
 	if ix != nil && !multikey && ixColl == nil {
 		p.keyFilters = keyFiltersOf(leaves, p.fields)
 	}
@@ -643,21 +662,19 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 
 // pairedLeaves are the leaves that may bound field i of a multikey index
 // keyed by element (Index.PairedArrays), given the conditions bounding the
-// fields before it (from). Where field i and a bounded field share the
-// start of their paths, their values in one key lie in one element of any
-// array along what they share, so only a condition within the same
-// $elemMatch on exactly that shared path may bound field i: two
+// fields before it (from). Where field i and a bounded field may run
+// through one array along the start of their paths, their values in one
+// key lie in one element of it, so only a condition within the same
+// $elemMatch on exactly their shared path may bound field i: two
 // conditions elsewhere may be met by different elements (MongoDB
 // compounds such bounds only under $elemMatch).
-func pairedLeaves(leaves []*query.Node, fields []Field, from []*query.Node, i int) []*query.Node {
-	f := fields[i]
+func pairedLeaves(leaves []*query.Node, fields []Field, arr arrays, from []*query.Node, i int) []*query.Node {
 	out := leaves
 	for j, src := range from[:i] {
-		g := fields[j]
-		if src == nil || len(f.Parts) == 0 || len(g.Parts) == 0 || f.Parts[0] != g.Parts[0] {
+		if src == nil || !arr.shared(fields, i, j) {
 			continue
 		}
-		shared := sharedPath(f, g)
+		shared := strings.Join(fields[i].Parts[:sharedParts(fields[i], fields[j])], ".")
 		var kept []*query.Node
 		for _, n := range out {
 			if n.Within != nil && n.Within == src.Within && n.Within.Path == shared {
@@ -667,19 +684,6 @@ func pairedLeaves(leaves []*query.Node, fields []Field, from []*query.Node, i in
 		out = kept
 	}
 	return out
-}
-
-// sharedPath is the path of the parts f's and g's paths start with.
-func sharedPath(f, g Field) string {
-	n, size := 0, -1
-	for n < len(f.Parts) && n < len(g.Parts) && f.Parts[n] == g.Parts[n] {
-		size += len(f.Parts[n]) + 1
-		n++
-	}
-	if n == 0 {
-		return ""
-	}
-	return f.Path[:size]
 }
 
 // appendEnd is the end of the keys starting with pre whose next field
@@ -726,13 +730,16 @@ func allDigits(p string) bool {
 // value of one with every value of the other, so a scan meets the document
 // first at (1, 0). Under another collation than the sort's, a sort field's
 // bounds (fb) must hold no value the collation orders (sortReq).
-func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, multikey, paired bool, sort sortReq) (sorted, reverse bool) {
+func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, arr arrays, paired bool, sort sortReq) (sorted, reverse bool) {
 	sortFields, sortDirs := sort.fields, sort.dirs
 	if len(sortFields) == 0 {
 		return false, false
 	}
 	j := 0
 	dir := 0 // 1 forward, -1 backward, 0 undecided
+	// before are the index fields of the sort fields before j
+	var beforeBuf [8]int
+	before := beforeBuf[:0]
 	// A compound wildcard index's other fields never hold arrays (7246301):
 	// its keys are multikey through the wildcard's paths only.
 	wild := wildcardPos(fields) >= 0
@@ -744,20 +751,17 @@ func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, mult
 			// A wildcard index keys no object inside an array at its
 			// path (their fields have their own paths), which the sort
 			// of an array compares: on a multikey path it sorts nothing.
-			if positional(f.Parts) || f.Hashed || multikey && (wild && f.Wildcard || !wild && bounded[i]) ||
+			if positional(f.Parts) || f.Hashed || arr.field(i) && (wild && f.Wildcard || !wild && bounded[i]) ||
 				sort.otherCollation && fb[i].collatable(f.Desc) {
 				return false, false
 			}
-			if multikey && !wild {
-				for _, prev := range sortFields[:j] {
-					if firstPart(prev) == f.Parts[0] {
-						return false, false
-					}
-				}
-			}
-			if paired && sharesBoundedStart(fields, bounded, i) {
+			if !wild && slices.ContainsFunc(before, func(k int) bool { return arr.shared(fields, i, k) }) {
 				return false, false
 			}
+			if paired && sharesBoundedArray(fields, bounded, arr, i) {
+				return false, false
+			}
+			before = append(before, i)
 			d := sortDirs[j]
 			if f.Desc {
 				d = -d
@@ -776,27 +780,19 @@ func providesSort(fields []Field, fb []fieldBounds, single, bounded []bool, mult
 	return j == len(sortFields), dir < 0
 }
 
-// sharesBoundedStart reports whether a bounded field other than field i
-// starts its path as field i does. On a multikey index keyed by element,
-// the scan then reads only the values of field i in the elements meeting
-// the other field's bounds, not all of a document's, whose least or
-// greatest is the document's sort key (MongoDB's index scan provides no
-// sort on a multikey path sharing a component with non-trivial bounds).
-func sharesBoundedStart(fields []Field, bounded []bool, i int) bool {
-	for k, g := range fields {
-		if k != i && bounded[k] && len(g.Parts) > 0 && g.Parts[0] == fields[i].Parts[0] {
+// sharesBoundedArray reports whether a bounded field other than field i
+// may run through one array with it. On a multikey index keyed by
+// element, the scan then reads only the values of field i in the elements
+// meeting the other field's bounds, not all of a document's, whose least
+// or greatest is the document's sort key (MongoDB's index scan provides
+// no sort on a multikey path sharing a component with non-trivial bounds).
+func sharesBoundedArray(fields []Field, bounded []bool, arr arrays, i int) bool {
+	for k := range fields {
+		if k != i && bounded[k] && arr.shared(fields, i, k) {
 			return true
 		}
 	}
 	return false
-}
-
-// firstPart is path's leading component.
-func firstPart(path string) string {
-	if i := strings.IndexByte(path, '.'); i >= 0 {
-		return path[:i]
-	}
-	return path
 }
 
 // leavesCollator is the collation the query's comparisons follow (nil:

@@ -81,7 +81,7 @@ func TestExplainStageStats(t *testing.T) {
 	find := func(c string, filter bson.D, more ...bson.E) bson.D {
 		return append(bson.D{{Key: "find", Value: c}, {Key: "filter", Value: filter}}, more...)
 	}
-	ixscanOrder := append(append([]string{"stage"}, common...), "keyPattern", "indexName", "isMultiKey", "isUnique", "isSparse", "isPartial", "indexVersion", "direction", "indexBounds", "keysExamined", "seeks", "dupsTested", "dupsDropped")
+	ixscanOrder := append(append([]string{"stage"}, common...), "keyPattern", "indexName", "isMultiKey", "multiKeyPaths", "isUnique", "isSparse", "isPartial", "indexVersion", "direction", "indexBounds", "keysExamined", "seeks", "dupsTested", "dupsDropped")
 	for _, tc := range []tcase{
 		{"collscan", "stagestats", find("stagestats", bson.D{{Key: "b", Value: bson.D{{Key: "$gt", Value: 50}}}}), []fig{
 			{"COLLSCAN", 49, 102, 52, 1, bson.D{{Key: "direction", Value: "forward"}, {Key: "docsExamined", Value: 100}},
@@ -173,7 +173,7 @@ func TestExplainStageStats(t *testing.T) {
 			{stage: "COUNT", works: 11, needTme: 10, eof: 1, specific: bson.D{{Key: "nCounted", Value: 10}, {Key: "nSkipped", Value: 0}},
 				order: append(append([]string{"stage"}, common...), "nCounted", "nSkipped", "inputStage")},
 			{stage: "COUNT_SCAN", returned: 10, works: 11, eof: 1, specific: bson.D{{Key: "keysExamined", Value: 11}},
-				order: append(append([]string{"stage"}, common...), "keysExamined", "keyPattern", "indexName", "isMultiKey", "isUnique", "isSparse", "isPartial", "indexVersion", "indexBounds")},
+				order: append(append([]string{"stage"}, common...), "keysExamined", "keyPattern", "indexName", "isMultiKey", "multiKeyPaths", "isUnique", "isSparse", "isPartial", "indexVersion", "indexBounds")},
 		}},
 		{"count scan skip limit", "stagestats", bson.D{{Key: "count", Value: "stagestats"}, {Key: "query", Value: bson.D{{Key: "a", Value: 3}}},
 			{Key: "skip", Value: 2}, {Key: "limit", Value: -5}}, []fig{
@@ -261,7 +261,7 @@ func TestExplainStageStats(t *testing.T) {
 			{Key: "query", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 7}}}}}}, []fig{
 			{stage: "PROJECTION_COVERED", returned: 3, works: 4, eof: 1},
 			{stage: "DISTINCT_SCAN", returned: 3, works: 4, eof: 1, specific: bson.D{{Key: "keysExamined", Value: 3}},
-				order: append(append([]string{"stage"}, common...), "keyPattern", "indexName", "isMultiKey", "isUnique", "isSparse", "isPartial", "indexVersion", "direction", "indexBounds", "keysExamined")},
+				order: append(append([]string{"stage"}, common...), "keyPattern", "indexName", "isMultiKey", "multiKeyPaths", "isUnique", "isSparse", "isPartial", "indexVersion", "direction", "indexBounds", "keysExamined")},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -137,9 +137,9 @@ func TestExplainSortByID(t *testing.T) {
 		{bson.D{{Key: "find", Value: "byid"}},
 			`{"stage": "COLLSCAN","direction": "forward"}`},
 		{bson.D{{Key: "find", Value: "byid"}, {Key: "sort", Value: bson.D{{Key: "_id", Value: -1}}}},
-			`{"stage": "FETCH","inputStage": {"stage": "IXSCAN","keyPattern": {"_id": {"$numberInt":"1"}},"indexName": "_id_","isMultiKey": false,"isUnique": true,"isSparse": false,"isPartial": false,"indexVersion": {"$numberInt":"2"},"direction": "backward","indexBounds": {"_id": ["[MaxKey, MinKey]"]}}}`},
+			`{"stage": "FETCH","inputStage": {"stage": "IXSCAN","keyPattern": {"_id": {"$numberInt":"1"}},"indexName": "_id_","isMultiKey": false,"multiKeyPaths": {"_id": []},"isUnique": true,"isSparse": false,"isPartial": false,"indexVersion": {"$numberInt":"2"},"direction": "backward","indexBounds": {"_id": ["[MaxKey, MinKey]"]}}}`},
 		{bson.D{{Key: "find", Value: "byid"}, {Key: "filter", Value: bson.D{{Key: "x", Value: bson.D{{Key: "$eq", Value: 1}}}}}, {Key: "hint", Value: "_id_"}},
-			`{"stage": "FETCH","filter": {"x": {"$eq": {"$numberInt":"1"}}},"inputStage": {"stage": "IXSCAN","keyPattern": {"_id": {"$numberInt":"1"}},"indexName": "_id_","isMultiKey": false,"isUnique": true,"isSparse": false,"isPartial": false,"indexVersion": {"$numberInt":"2"},"direction": "forward","indexBounds": {"_id": ["[MinKey, MaxKey]"]}}}`},
+			`{"stage": "FETCH","filter": {"x": {"$eq": {"$numberInt":"1"}}},"inputStage": {"stage": "IXSCAN","keyPattern": {"_id": {"$numberInt":"1"}},"indexName": "_id_","isMultiKey": false,"multiKeyPaths": {"_id": []},"isUnique": true,"isSparse": false,"isPartial": false,"indexVersion": {"$numberInt":"2"},"direction": "forward","indexBounds": {"_id": ["[MinKey, MaxKey]"]}}}`},
 	} {
 		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: tc.find}}).Raw()
 		if err != nil {
