@@ -7,13 +7,15 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // UpsertSeed builds the document an upsert starts from, as MongoDB's
 // populateDocumentWithQueryFields: the query's equality conditions, top
 // level and inside $and or an $or of one clause (which MongoDB's optimizer
 // makes its clause), become fields; a dotted path creates subdocuments.
-// {f: v}, {f: {$eq: v}} (a regex too), {f: {$in: [v]}} and each element of
+// {f: v}, {f: {$eq: v}} (a regex too), {f: {$in: [v]}} (or [v, v]: the
+// optimizer dedupes an $in's values) and each element of
 // {f: {$all: [...]}} are equalities; $ne, ranges, a regex literal, a regex
 // or several values in $in are not. Paths are created in sorted order, _id
 // first. Two equalities on one path, or on a path and its prefix, are
@@ -120,10 +122,8 @@ func equalityValues(v bson.RawValue) []bson.RawValue {
 		case "$eq":
 			vals = append(vals, e.Value())
 		case "$in":
-			if arr, ok := e.Value().ArrayOK(); ok {
-				if in, _ := arr.Values(); len(in) == 1 && in[0].Type != bson.TypeRegex {
-					vals = append(vals, in[0])
-				}
+			if v, ok := soleInValue(e.Value()); ok {
+				vals = append(vals, v)
 			}
 		case "$all":
 			// {$all: [a, b]} is {$and: [{$eq: a}, {$eq: b}]}, unless its
@@ -144,6 +144,26 @@ func equalityValues(v bson.RawValue) []bson.RawValue {
 		}
 	}
 	return vals
+}
+
+// soleInValue is the one value an $in list holds once its duplicates are
+// gone, as MongoDB's optimizer makes an $in whose set of equalities has one
+// member and which has no regex an equality ({$in: [5, 5]} is {$eq: 5}).
+func soleInValue(list bson.RawValue) (bson.RawValue, bool) {
+	arr, ok := list.ArrayOK()
+	if !ok {
+		return bson.RawValue{}, false
+	}
+	in, _ := arr.Values()
+	if len(in) == 0 {
+		return bson.RawValue{}, false
+	}
+	for _, v := range in {
+		if v.Type == bson.TypeRegex || !values.Equal(v, in[0]) {
+			return bson.RawValue{}, false
+		}
+	}
+	return in[0], true
 }
 
 func addEquality(eq map[string]bson.RawValue, path string, v bson.RawValue) error {
