@@ -38,7 +38,7 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 				// A time series bucket expires with its newest measurement.
 				path = "control.max." + ts.Lookup("timeField").StringValue()
 			}
-			n, err := e.expireBefore(c, path, "", now.Add(-time.Duration(*ttl)*time.Second))
+			n, err := e.expireBefore(c, path, now.Add(-time.Duration(*ttl)*time.Second))
 			total += n
 			if err != nil {
 				return total, err
@@ -53,13 +53,7 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 			if !e.RunsJobs() {
 				return total, nil
 			}
-			// A hidden TTL index still expires documents, as in MongoDB;
-			// the planner may not use it, so they are found by a scan.
-			via := ix.Name
-			if ix.Hidden {
-				via = ""
-			}
-			n, err := e.expireBefore(c, ix.Fields[0].Path, via, now.Add(-time.Duration(ix.ExpireAfter)*time.Second))
+			n, err := e.expireThrough(c, ix, now.Add(-time.Duration(ix.ExpireAfter)*time.Second))
 			total += n
 			if err != nil {
 				return total, err
@@ -70,21 +64,48 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 }
 
 // expireBefore deletes c's documents whose field path is a date before
-// cutoff, through index when named.
-func (e *Engine) expireBefore(c *Collection, path, index string, cutoff time.Time) (int64, error) {
+// cutoff.
+func (e *Engine) expireBefore(c *Collection, path string, cutoff time.Time) (int64, error) {
 	filter, err := bson.Marshal(bson.D{{Key: path, Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(cutoff)}}}})
 	if err != nil {
 		return 0, err
 	}
+	return e.expire(c, filter, bson.RawValue{}, nil, "")
+}
+
+// expireThrough deletes the documents TTL index ix holds whose date is
+// before cutoff. MongoDB's TTL monitor scans the index, hidden or not,
+// so a document outside a partial index's filter never expires: the
+// filter carries the index's partial filter, under the index's
+// collation, and the index is hinted unless hidden (the planner may not
+// use a hidden index; the documents are then found by a scan).
+func (e *Engine) expireThrough(c *Collection, ix *Index, cutoff time.Time) (int64, error) {
+	cond := bson.D{{Key: ix.Fields[0].Path, Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(cutoff)}}}}
+	var filter []byte
+	var err error
+	if pf := ix.Spec.Lookup("partialFilterExpression"); pf.Type == bson.TypeEmbeddedDocument {
+		filter, err = bson.Marshal(bson.D{{Key: "$and", Value: bson.A{cond, pf.Document()}}})
+	} else {
+		filter, err = bson.Marshal(cond)
+	}
+	if err != nil {
+		return 0, err
+	}
 	var hint bson.RawValue
-	if index != "" {
-		h, err := bson.Marshal(bson.D{{Key: "h", Value: index}})
+	if !ix.Hidden {
+		h, err := bson.Marshal(bson.D{{Key: "h", Value: ix.Name}})
 		if err != nil {
 			return 0, err
 		}
 		hint = bson.Raw(h).Lookup("h")
 	}
-	n, err := e.Delete(c.DB, c.Name, filter, 0, hint, WriteOptions{})
+	return e.expire(c, filter, hint, ix.coll.Document(), ix.Name)
+}
+
+// expire deletes c's documents matching filter, through hint when set,
+// with the collation given (nil: the collection's default).
+func (e *Engine) expire(c *Collection, filter bson.Raw, hint bson.RawValue, coll bson.Raw, index string) (int64, error) {
+	n, err := e.Delete(c.DB, c.Name, filter, 0, hint, WriteOptions{Collation: coll})
 	if n > 0 {
 		e.log.Info("TTL monitor deleted expired documents", "ns", c.ns, "index", index, "count", n)
 	}

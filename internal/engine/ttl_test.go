@@ -118,3 +118,39 @@ func TestExpireTTLSkipsText(t *testing.T) {
 	}
 	mustValidate(t, e, "tx")
 }
+
+// TestExpireTTLPartial: a partial TTL index expires only the documents it
+// holds, hidden or not (MongoDB's TTL monitor scans the index), its filter
+// read under the index's collation.
+func TestExpireTTLPartial(t *testing.T) {
+	for _, hidden := range []bool{false, true} {
+		e := newTestEngine(t)
+		now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+		spec := IndexSpec{Key: ext(t, `{"at": 1}`), ExpireAfter: 3600, Hidden: hidden,
+			Partial: ext(t, `{"k": "A"}`), Collation: ext(t, `{"locale": "en", "strength": 2}`)}
+		if _, err := e.CreateIndexes("test", "p", []IndexSpec{spec}, nil); err != nil {
+			t.Fatal(err)
+		}
+		ms := func(d time.Duration) int64 { return now.Add(d).UnixMilli() }
+		docs := []bson.Raw{
+			ext(t, fmt.Sprintf(`{"_id": "held", "k": "a", "at": {"$date": {"$numberLong": "%d"}}}`, ms(-2*time.Hour))),
+			ext(t, fmt.Sprintf(`{"_id": "fresh", "k": "A", "at": {"$date": {"$numberLong": "%d"}}}`, ms(-time.Hour+time.Millisecond))),
+			ext(t, fmt.Sprintf(`{"_id": "outside", "k": "b", "at": {"$date": {"$numberLong": "%d"}}}`, ms(-2*time.Hour))),
+			ext(t, fmt.Sprintf(`{"_id": "nokey", "at": {"$date": {"$numberLong": "%d"}}}`, ms(-2*time.Hour))),
+		}
+		if _, _, err := e.Insert("test", "p", docs, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		n, err := e.ExpireTTL(now)
+		if err != nil || n != 1 {
+			t.Fatalf("hidden %v: expired %d (%v), want held", hidden, n, err)
+		}
+		for _, id := range []string{"fresh", "outside", "nokey"} {
+			left, err := e.Count("test", "p", FindOptions{Filter: ext(t, fmt.Sprintf(`{"_id": %q}`, id))})
+			if err != nil || left != 1 {
+				t.Fatalf("hidden %v: %s: %d left (%v), want 1", hidden, id, left, err)
+			}
+		}
+		mustValidate(t, e, "p")
+	}
+}
