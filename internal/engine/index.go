@@ -420,6 +420,19 @@ func (ix *Index) ttlKey() bool {
 	return len(elems) == 1
 }
 
+// expiresByTTL reports whether the index's expireAfterSeconds expires
+// documents: MongoDB's TTL monitor (getValidTTLIndex) uses only an
+// ordinary (btree) index of one field, and skips a hashed, text, 2d or
+// 2dsphere one, which keeps the option (a text index's stored key is
+// {_fts, _ftsx}).
+func (ix *Index) expiresByTTL() bool {
+	if !ix.ttlKey() || len(ix.Fields) != 1 || ix.wild != nil {
+		return false
+	}
+	f := ix.Fields[0]
+	return !f.Hashed && !f.Text && !f.Geo && !f.Flat && !f.Wildcard
+}
+
 // planned is the index as the planner sees it, with its multikey flag as
 // of now.
 func (ix *Index) planned() planner.Index {

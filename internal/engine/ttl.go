@@ -45,9 +45,7 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 			}
 		}
 		for _, ix := range c.Indexes() {
-			// MongoDB's TTL monitor skips a key pattern of more than one
-			// field (only a text index keeps a TTL with one).
-			if ix.ExpireAfter < 0 || !ix.ttlKey() {
+			if ix.ExpireAfter < 0 || !ix.expiresByTTL() {
 				continue
 			}
 			if !e.RunsJobs() {

@@ -154,3 +154,21 @@ func TestExpireTTLPartial(t *testing.T) {
 		mustValidate(t, e, "p")
 	}
 }
+
+// TestExpireTTLSkipsSpecial: MongoDB's TTL monitor expires documents only
+// through an ordinary index (getValidTTLIndex skips a special one), so a
+// hashed index keeping an expireAfterSeconds deletes nothing.
+func TestExpireTTLSkipsSpecial(t *testing.T) {
+	e := newTestEngine(t)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := e.CreateIndexes("test", "h", []IndexSpec{{Key: ext(t, `{"at": "hashed"}`), ExpireAfter: 0}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	doc := ext(t, fmt.Sprintf(`{"_id": 1, "at": {"$date": {"$numberLong": "%d"}}}`, now.Add(-2*time.Hour).UnixMilli()))
+	if _, _, err := e.Insert("test", "h", []bson.Raw{doc}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.ExpireTTL(now); err != nil || n != 0 {
+		t.Fatalf("expired %d (%v), want 0", n, err)
+	}
+}
