@@ -8,7 +8,7 @@ import (
 )
 
 // ExpireTTL deletes the documents that TTL indexes say have expired: those
-// whose indexed field is a date (or an array holding one) earlier than now
+// whose indexed field is a date (or an array holding one) no later than now
 // minus the index's expireAfterSeconds, in a clustered collection with
 // expireAfterSeconds those whose _id is such a date, and in a time series
 // collection's buckets those whose newest measurement is that old. It returns how many
@@ -61,24 +61,25 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 	return total, nil
 }
 
-// expireBefore deletes c's documents whose field path is a date before
-// cutoff.
+// expireBefore deletes c's documents whose field path is a date at or
+// before cutoff: MongoDB's TTL deletion range is [the dawn of time,
+// now - expireAfterSeconds], both ends included.
 func (e *Engine) expireBefore(c *Collection, path string, cutoff time.Time) (int64, error) {
-	filter, err := bson.Marshal(bson.D{{Key: path, Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(cutoff)}}}})
+	filter, err := bson.Marshal(bson.D{{Key: path, Value: bson.D{{Key: "$lte", Value: bson.NewDateTimeFromTime(cutoff)}}}})
 	if err != nil {
 		return 0, err
 	}
 	return e.expire(c, filter, bson.RawValue{}, nil, "")
 }
 
-// expireThrough deletes the documents TTL index ix holds whose date is
-// before cutoff. MongoDB's TTL monitor scans the index, hidden or not,
+// expireThrough deletes the documents TTL index ix holds whose date is at
+// or before cutoff. MongoDB's TTL monitor scans the index, hidden or not,
 // so a document outside a partial index's filter never expires: the
 // filter carries the index's partial filter, under the index's
 // collation, and the index is hinted unless hidden (the planner may not
 // use a hidden index; the documents are then found by a scan).
 func (e *Engine) expireThrough(c *Collection, ix *Index, cutoff time.Time) (int64, error) {
-	cond := bson.D{{Key: ix.Fields[0].Path, Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(cutoff)}}}}
+	cond := bson.D{{Key: ix.Fields[0].Path, Value: bson.D{{Key: "$lte", Value: bson.NewDateTimeFromTime(cutoff)}}}}
 	var filter []byte
 	var err error
 	if pf := ix.Spec.Lookup("partialFilterExpression"); pf.Type == bson.TypeEmbeddedDocument {

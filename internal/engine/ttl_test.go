@@ -43,7 +43,8 @@ func TestExpireTTL(t *testing.T) {
 }
 
 // TestExpireClustered: a clustered collection with expireAfterSeconds
-// expires the documents whose _id is an older date, and only those.
+// expires the documents whose _id is an older date (one exactly
+// expireAfterSeconds old included), and only those.
 func TestExpireClustered(t *testing.T) {
 	e := newTestEngine(t)
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -54,6 +55,7 @@ func TestExpireClustered(t *testing.T) {
 	ms := func(d time.Duration) int64 { return now.Add(d).UnixMilli() }
 	docs := []bson.Raw{
 		ext(t, fmt.Sprintf(`{"_id": {"$date": {"$numberLong": "%d"}}, "v": "old"}`, ms(-2*time.Hour))),
+		ext(t, fmt.Sprintf(`{"_id": {"$date": {"$numberLong": "%d"}}, "v": "edge"}`, ms(-time.Hour))),
 		ext(t, fmt.Sprintf(`{"_id": {"$date": {"$numberLong": "%d"}}, "v": "fresh"}`, ms(-10*time.Minute))),
 		ext(t, `{"_id": "not a date"}`),
 	}
@@ -61,8 +63,8 @@ func TestExpireClustered(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := e.ExpireTTL(now)
-	if err != nil || n != 1 {
-		t.Fatalf("expired %d (%v), want 1", n, err)
+	if err != nil || n != 2 {
+		t.Fatalf("expired %d (%v), want 2", n, err)
 	}
 	left, err := e.Count("test", "clu", FindOptions{})
 	if err != nil || left != 2 {
@@ -121,7 +123,8 @@ func TestExpireTTLSkipsText(t *testing.T) {
 
 // TestExpireTTLPartial: a partial TTL index expires only the documents it
 // holds, hidden or not (MongoDB's TTL monitor scans the index), its filter
-// read under the index's collation.
+// read under the index's collation; a document dated exactly
+// expireAfterSeconds ago has expired (ttl.cpp's range includes its end).
 func TestExpireTTLPartial(t *testing.T) {
 	for _, hidden := range []bool{false, true} {
 		e := newTestEngine(t)
@@ -134,6 +137,7 @@ func TestExpireTTLPartial(t *testing.T) {
 		ms := func(d time.Duration) int64 { return now.Add(d).UnixMilli() }
 		docs := []bson.Raw{
 			ext(t, fmt.Sprintf(`{"_id": "held", "k": "a", "at": {"$date": {"$numberLong": "%d"}}}`, ms(-2*time.Hour))),
+			ext(t, fmt.Sprintf(`{"_id": "edge", "k": "A", "at": {"$date": {"$numberLong": "%d"}}}`, ms(-time.Hour))),
 			ext(t, fmt.Sprintf(`{"_id": "fresh", "k": "A", "at": {"$date": {"$numberLong": "%d"}}}`, ms(-time.Hour+time.Millisecond))),
 			ext(t, fmt.Sprintf(`{"_id": "outside", "k": "b", "at": {"$date": {"$numberLong": "%d"}}}`, ms(-2*time.Hour))),
 			ext(t, fmt.Sprintf(`{"_id": "nokey", "at": {"$date": {"$numberLong": "%d"}}}`, ms(-2*time.Hour))),
@@ -142,8 +146,8 @@ func TestExpireTTLPartial(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, err := e.ExpireTTL(now)
-		if err != nil || n != 1 {
-			t.Fatalf("hidden %v: expired %d (%v), want held", hidden, n, err)
+		if err != nil || n != 2 {
+			t.Fatalf("hidden %v: expired %d (%v), want held and edge", hidden, n, err)
 		}
 		for _, id := range []string{"fresh", "outside", "nokey"} {
 			left, err := e.Count("test", "p", FindOptions{Filter: ext(t, fmt.Sprintf(`{"_id": %q}`, id))})
