@@ -96,12 +96,36 @@ func (l *LogLevel) set(v int64) {
 const DefaultTTLMonitorSleepSecs = 60
 
 // TTLMonitor is when the TTL monitor runs: every ttlMonitorSleepSecs,
-// while ttlMonitorEnabled. The zero value is MongoDB's default.
+// while ttlMonitorEnabled; and what its passes did, as serverStatus'
+// metrics.ttl reports it. The zero value is MongoDB's default.
 type TTLMonitor struct {
 	sleepOffset atomic.Int64 // ttlMonitorSleepSecs - DefaultTTLMonitorSleepSecs
 	disabled    atomic.Bool
 	once        sync.Once
 	changed     chan struct{}
+	passes      atomic.Int64
+	deleted     atomic.Int64
+}
+
+// Ran counts a finished pass that deleted n documents. MongoDB counts a
+// pass once it ran, whether it deleted, failed or found itself unable
+// to write (a secondary's), and its documents deleted by every TTL index
+// and expiring collection.
+func (m *TTLMonitor) Ran(n int64) {
+	m.deleted.Add(n)
+	m.passes.Add(1)
+}
+
+// metrics is serverStatus' metrics.ttl (ttl.cpp's counters, by name).
+// A pass is one sub-pass: MongoDB splits a pass only when it batches its
+// deletes (ttlMonitorBatchDeletes), and Folio's pass deletes all it can.
+func (m *TTLMonitor) metrics() bson.D {
+	passes := m.passes.Load()
+	return bson.D{
+		{Key: "deletedDocuments", Value: m.deleted.Load()},
+		{Key: "passes", Value: passes},
+		{Key: "subPasses", Value: passes},
+	}
 }
 
 // Changed receives a value after each change of the sleep: the monitor

@@ -167,6 +167,7 @@ func (s *Service) metrics() bson.D {
 			{Key: "scanned", Value: s.Scanned.Keys.Load()},
 			{Key: "scannedObjects", Value: s.Scanned.Docs.Load()},
 		}},
+		{Key: "ttl", Value: s.TTLMonitor.metrics()},
 	}
 }
 

@@ -451,7 +451,7 @@ func (in *Instance) pollUserChanges() {
 
 // expireTTL runs the TTL monitor until the instance stops: every
 // ttlMonitorSleepSecs (a change restarts the wait), unless
-// ttlMonitorEnabled is off.
+// ttlMonitorEnabled is off; each pass it runs counts in metrics.ttl.
 func (in *Instance) expireTTL(eng *engine.Engine) {
 	for {
 		t := time.NewTimer(in.svc.TTLMonitor.Sleep())
@@ -460,9 +460,11 @@ func (in *Instance) expireTTL(eng *engine.Engine) {
 			if !in.svc.TTLMonitor.Enabled() || !in.svc.Writable() {
 				continue
 			}
-			if _, err := eng.ExpireTTL(time.Now()); err != nil {
+			n, err := eng.ExpireTTL(time.Now())
+			if err != nil {
 				in.log.Error("TTL monitor", "err", err)
 			}
+			in.svc.TTLMonitor.Ran(n)
 		case <-in.svc.TTLMonitor.Changed():
 			t.Stop()
 		case <-in.stop:
