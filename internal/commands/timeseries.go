@@ -16,6 +16,7 @@ import (
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/timeseries"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // Time series collections are kept as MongoDB keeps them: the
@@ -246,7 +247,8 @@ func (s *Service) tsInfo(r *Request, v *viewDef, nameOnly bool) (bson.D, bool) {
 
 // bucketIndex makes spec, asked for on ts's measurements, an index of its
 // buckets (timeseries.BucketIndexKey), keeping the name the user's key
-// gives it. Unique, TTL, partial and text indexes are refused, and so is
+// gives it. Unique, TTL (ttlIndexRefusal), partial and text indexes are
+// refused, and so is
 // the sparse option (sparseGiven: present, whatever its value) on a key
 // with a measurement field, as MongoDB's makeTimeseriesCreateIndexesCommand
 // allows it only on the time and meta fields.
@@ -255,7 +257,7 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec, sparseGiven bool) error {
 	case spec.Unique:
 		return mongoerr.New(mongoerr.InvalidOptions, "Unique indexes are not supported on time-series collections")
 	case spec.ExpireAfter >= 0:
-		return mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are not supported for time-series collections. Please use the expireAfterSeconds option on the collection instead.")
+		return ts.ttlIndexRefusal(spec)
 	case spec.Partial != nil:
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support partial indexes on time series collections yet")
 	case sparseGiven && timeseries.HasMeasurementKey(ts.o, spec.Key):
@@ -280,6 +282,33 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec, sparseGiven bool) error {
 	}
 	spec.Key = key
 	return nil
+}
+
+// ttlIndexRefusal refuses a TTL index of ts's measurements with MongoDB
+// 7.0's rules (makeTimeseriesCreateIndexesCommand, convertToTTLTimeField):
+// it needs a partial filter on the metaField alone (InvalidOptions), one
+// key field (CannotCreateIndex), and that field the timeField
+// (InvalidOptions). MongoDB builds such an index (6.3 and later) and its
+// TTL monitor expires the buckets it holds; Folio, which builds no
+// partial index of a time series collection yet, refuses it with
+// NotImplemented.
+func (ts *tsColl) ttlIndexRefusal(spec *engine.IndexSpec) error {
+	metaOnly := false
+	if spec.Partial != nil && ts.o.MetaField != "" {
+		// TranslateQuery takes the filters on the metaField alone.
+		_, err := timeseries.TranslateQuery(ts.o, spec.Partial)
+		metaOnly = err == nil
+	}
+	elems, _ := spec.Key.Elements()
+	switch {
+	case !metaOnly:
+		return mongoerr.New(mongoerr.InvalidOptions, "TTL indexes on time-series collections require a partialFilterExpression on the metaField")
+	case len(elems) != 1:
+		return mongoerr.New(mongoerr.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", values.ShellDoc(spec.Key))
+	case elems[0].Key() != ts.o.TimeField:
+		return mongoerr.New(mongoerr.InvalidOptions, "TTL indexes on non-time fields are not supported on time-series collections")
+	}
+	return mongoerr.New(mongoerr.NotImplemented, "Folio does not build partial TTL indexes on time series collections yet (expireAfterSeconds with partialFilterExpression)")
 }
 
 // collModIndex checks collMod's change of an index of ts and returns the
