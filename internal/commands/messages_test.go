@@ -256,7 +256,8 @@ func runOn(t *testing.T, s *Service, db string, cmd bson.Raw) bson.Raw {
 // metaField alone InvalidOptions, on another field than the timeField
 // InvalidOptions; the index MongoDB builds (the timeField, a partial
 // filter on the metaField) is NotImplemented, Folio building no partial
-// index of a time series collection.
+// index of a time series collection. collMod refuses to make an index
+// of the measurements TTL.
 func TestTimeseriesTTLIndex(t *testing.T) {
 	s := argsService(t)
 	create := bson.D{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "tm"}, {Key: "metaField", Value: "mm"}}}}
@@ -291,5 +292,15 @@ func TestTimeseriesTTLIndex(t *testing.T) {
 		if got, msg := code(reply), errmsg(reply); got != tc.code || msg != tc.msg {
 			t.Errorf("%s: %d %q, want %d %q", tc.spec, got, msg, tc.code, tc.msg)
 		}
+	}
+	// collMod making an index of the measurements TTL: MongoDB 7.0's
+	// parseCollModRequest refuses it in these words.
+	index := bson.D{{Key: "createIndexes", Value: "ts"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "tm", Value: 1}}}, {Key: "name", Value: "tm_1"}}}}}
+	if c := code(runCmd(t, s, index)); c != 0 {
+		t.Fatalf("seeding: code %d", c)
+	}
+	reply := runCmd(t, s, bson.D{{Key: "collMod", Value: "ts"}, {Key: "index", Value: bson.D{{Key: "keyPattern", Value: bson.D{{Key: "tm", Value: 1}}}, {Key: "expireAfterSeconds", Value: 100}}}})
+	if got, msg := code(reply), errmsg(reply); got != 72 || msg != "TTL indexes are not supported for time-series collections. Please refer to the documentation and use the top-level 'expireAfterSeconds' option instead" {
+		t.Errorf("collMod index expireAfterSeconds: %d %q", got, msg)
 	}
 }

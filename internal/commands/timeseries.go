@@ -319,7 +319,7 @@ func (ts *tsColl) ttlIndexRefusal(spec *engine.IndexSpec) error {
 func (ts *tsColl) collModIndex(change engine.IndexChange, keyPattern bson.Raw) (bson.Raw, error) {
 	switch {
 	case change.ExpireAfter != nil:
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are not supported for time-series collections. Please use the expireAfterSeconds option on the collection instead.")
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are not supported for time-series collections. Please refer to the documentation and use the top-level 'expireAfterSeconds' option instead")
 	case change.Unique || change.PrepareUnique != nil:
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not make an index of a time series collection unique (collMod index.unique, index.prepareUnique)")
 	case keyPattern == nil:
