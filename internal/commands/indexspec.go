@@ -77,7 +77,8 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.In
 		doc = withoutUnknownIndexFields(doc)
 	}
 	spec := engine.IndexSpec{ExpireAfter: -1}
-	hasName := false
+	hasName, hasTTL := false, false
+	var ttlErr error
 	var storageEngine bson.RawValue
 	var partial *query.Filter
 	elems, err := doc.Elements()
@@ -154,11 +155,15 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.In
 			// checked by _isSpecOk, below
 			storageEngine = v
 		case "expireAfterSeconds":
+			// validateIndexSpec takes any value; the TTL rules
+			// (validateTTLOptions) refuse it later, below.
+			hasTTL = true
 			n, err := ttlSeconds(v)
 			if err != nil {
-				return spec, err
+				ttlErr = mongoerr.AddContext(err, ". Index spec: "+values.ShellDoc(doc))
+			} else {
+				spec.ExpireAfter = n
 			}
-			spec.ExpireAfter = n
 		case "v":
 			if !values.IsNumber(v.Type) {
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'v' must be a number, but got %s", values.TypeName(v.Type))
@@ -268,9 +273,14 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.In
 		case "*":
 			return spec, mongoerr.New(mongoerr.BadValue, "The index name '*' is not valid.")
 		}
-		if spec.ExpireAfter >= 0 {
+		// create_indexes.cpp's validateTTLOptions, whose errors show
+		// the specification as given.
+		if ttlErr != nil {
+			return spec, ttlErr
+		}
+		if hasTTL {
 			if elems, _ := spec.Key.Elements(); len(elems) != 1 {
-				return spec, mongoerr.New(mongoerr.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fixed)
+				return spec, mongoerr.New(mongoerr.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", values.ShellDoc(doc))
 			}
 		}
 	}
@@ -339,12 +349,13 @@ func fixedIndexSpec(doc bson.Raw) bson.Raw {
 }
 
 // ttlSeconds reads an index's expireAfterSeconds with MongoDB's rules for
-// secondary TTL indexes: a number, not NaN, a 32-bit integer (fractions are
-// truncated), not negative.
+// secondary TTL indexes (index_key_validate's validateExpireAfterSeconds):
+// a number, not NaN, a 32-bit integer (fractions are truncated), not
+// negative. MongoDB's type message has no closing quote.
 func ttlSeconds(v bson.RawValue) (int64, error) {
 	if !values.IsNumber(v.Type) {
 		return 0, mongoerr.New(mongoerr.CannotCreateIndex,
-			"TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'", values.TypeName(v.Type))
+			"TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s", values.TypeName(v.Type))
 	}
 	f, _ := values.Float64(v)
 	switch {

@@ -40,9 +40,10 @@ func TestErrorMessages(t *testing.T) {
 			"BSON field 'mapReduce.map' is the wrong type 'int', expected types '[javascript, string']"},
 		{"timeseries bucketMaxSpanSeconds a string", "", `{"create": "ts", "timeseries": {"timeField": "t", "bucketMaxSpanSeconds": "x"}}`, 14,
 			"BSON field 'create.timeseries.bucketMaxSpanSeconds' is the wrong type 'string', expected types '[long, int, decimal, double']"},
-		// index specifications: validateIndexSpec's errors show the
-		// specification as given; the _id index's, the TTL's and
-		// _isSpecOk's the one it returns, ns dropped and v: 2 added
+		// index specifications: validateIndexSpec's and the TTL's
+		// (validateTTLOptions) errors show the specification as given;
+		// the _id index's and _isSpecOk's the one validateIndexSpec
+		// returns, ns dropped and v: 2 added
 		{"index without a key", "", `{"createIndexes": "c", "indexes": [{}]}`, 9,
 			"Error in specification {} :: caused by :: The 'key' field is a required property of an index specification"},
 		{"index without a name", "", `{"createIndexes": "c", "indexes": [{"key": {"v": 1}}]}`, 9,
@@ -63,7 +64,15 @@ func TestErrorMessages(t *testing.T) {
 		{"_id index unique", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "_id_", "unique": true}]}`, 197,
 			"The field 'unique' is not valid for an _id index specification. Specification: { key: { _id: 1 }, name: \"_id_\", unique: true, v: 2 }"},
 		{"TTL index of two fields", "", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": 1}, "name": "ab", "expireAfterSeconds": 10}]}`, 67,
-			"TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: { key: { a: 1, b: 1 }, name: \"ab\", expireAfterSeconds: 10, v: 2 }"},
+			"TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: { key: { a: 1, b: 1 }, name: \"ab\", expireAfterSeconds: 10 }"},
+		{"TTL index expiring after -1 seconds", "", `{"createIndexes": "c", "indexes": [{"key": {"w": 1}, "expireAfterSeconds": -1, "name": "w_1"}]}`, 67,
+			". Index spec: { key: { w: 1 }, expireAfterSeconds: -1, name: \"w_1\" } :: caused by :: TTL index 'expireAfterSeconds' option cannot be less than 0"},
+		{"TTL index expiring after a string", "", `{"createIndexes": "c", "indexes": [{"key": {"w": 1}, "name": "w_1", "expireAfterSeconds": "x"}]}`, 67,
+			". Index spec: { key: { w: 1 }, name: \"w_1\", expireAfterSeconds: \"x\" } :: caused by :: TTL index 'expireAfterSeconds' option must be numeric, but received a type of 'string"},
+		{"TTL index expiring after NaN, its v 3 refused first", "", `{"createIndexes": "c", "indexes": [{"key": {"w": 1}, "name": "w_1", "expireAfterSeconds": {"$numberDouble": "NaN"}, "v": 3}]}`, 67,
+			"Error in specification { key: { w: 1 }, name: \"w_1\", expireAfterSeconds: nan.0, v: 3 } :: caused by :: Invalid index specification { key: { w: 1 }, name: \"w_1\", expireAfterSeconds: nan.0, v: 3 }; cannot create an index with v=3"},
+		{"_id index with a TTL", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": -5}]}`, 197,
+			"The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: { key: { _id: 1 }, name: \"_id_\", expireAfterSeconds: -5, v: 2 }"},
 		{"index storageEngine a number", "", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a", "storageEngine": 1}]}`, 67,
 			"Error in specification { key: { a: 1 }, name: \"a\", storageEngine: 1, v: 2 } :: caused by :: \"storageEngine\" options must be a document if present"},
 		{"index storageEngine after the name", "", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "storageEngine": 1}]}`, 9,
