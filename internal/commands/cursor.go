@@ -537,6 +537,20 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	return reply, nil
 }
 
+// EndExhaust ends a stream of replies (Request.Next) that can no longer
+// be sent, the client having gone: a getMore's cursor is killed, as
+// MongoDB's session workflow kills the cursor of the exhaust getMore it
+// would have run next when the session ends (killExhaust), instead of
+// leaving it open until it times out.
+func (s *Service) EndExhaust(next bson.Raw) {
+	if Name(next) != "getMore" {
+		return
+	}
+	if id, ok := next.Lookup("getMore").Int64OK(); ok {
+		s.Cursors.Kill(id)
+	}
+}
+
 func killCursorsCmd(s *Service, r *Request) (bson.Raw, error) {
 	if _, err := collectionArg(r.Cmd, r.DB); err != nil {
 		return nil, err

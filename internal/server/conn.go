@@ -296,6 +296,8 @@ func answerable(err error) bool {
 // invocation (r.Next) and sends its reply, unasked, as the answer to the
 // previous reply, until a run fails or no longer asks for another; the
 // last reply goes without moreToCome. The client sends nothing meanwhile.
+// A reply that cannot be sent (the client went away) ends the stream and
+// its cursor (Service.EndExhaust).
 func (c *conn) stream(h wire.Header, r *commands.Request, reply bson.Raw, compressor int) error {
 	responseTo := h.RequestID
 	for {
@@ -304,6 +306,9 @@ func (c *conn) stream(h wire.Header, r *commands.Request, reply bson.Raw, compre
 			flags = wire.MoreToCome
 		}
 		if err := c.send(h.OpCode, responseTo, flags, reply, compressor); err != nil || r.Next == nil {
+			if err != nil && r.Next != nil {
+				c.srv.svc.EndExhaust(r.Next)
+			}
 			return err
 		}
 		responseTo = c.nextID

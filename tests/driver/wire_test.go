@@ -397,6 +397,51 @@ func TestExhaustGetMore(t *testing.T) {
 	}
 }
 
+// TestExhaustCursorKilledOnDisconnect: a client that goes away in the
+// middle of an exhaust getMore's stream leaves no cursor open, as
+// MongoDB's session workflow kills the cursor of the getMore it would
+// have run next (killExhaust) when the session ends. The batches are
+// large enough that the stream cannot finish into the socket buffers.
+func TestExhaustCursorKilledOnDisconnect(t *testing.T) {
+	client, in := startServer(t)
+	coll := client.Database(testDB).Collection("exhaustgone")
+	pad := strings.Repeat("x", 256<<10)
+	docs := make([]any, 64)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "pad", Value: pad}}
+	}
+	if _, err := coll.InsertMany(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	c := rawDial(t, in)
+	if err := c.SetReadBuffer(4 << 10); err != nil {
+		t.Fatal(err)
+	}
+	first := rawCommand(t, c, 1, bson.D{{Key: "find", Value: "exhaustgone"}, {Key: "batchSize", Value: int32(1)}, {Key: "$db", Value: testDB}})
+	id := first.Lookup("cursor", "id").Int64()
+	getMore := bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "exhaustgone"}, {Key: "batchSize", Value: int32(1)}, {Key: "$db", Value: testDB}}
+	if _, err := c.Write(message(2, opMsg, msgBody(flagExhaustAllowed, mustRaw(t, getMore)))); err != nil {
+		t.Fatal(err)
+	}
+	if r := readReply(t, c); r.flags&flagMoreToCome == 0 {
+		t.Fatalf("first reply of the stream without moreToCome: %v", r.doc)
+	}
+	c.Close()
+	open := func() int64 {
+		var status bson.Raw
+		if err := client.Database("admin").RunCommand(t.Context(), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status); err != nil {
+			t.Fatal(err)
+		}
+		n, _ := status.Lookup("metrics", "cursor", "open", "total").AsInt64OK()
+		return n
+	}
+	for deadline := time.Now().Add(hangGuard); open() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the exhaust cursor is still open %v after its client went away", hangGuard)
+		}
+	}
+}
+
 // TestUnacknowledgedDriverWrites proves writes a driver sends with
 // writeConcern w:0 (OP_MSG moreToCome) are applied.
 func TestUnacknowledgedDriverWrites(t *testing.T) {
