@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -37,9 +38,12 @@ type conn struct {
 	srv *Server
 	// nc is the client's socket; rw the stream the messages travel on:
 	// nc itself, or the TLS connection over it; r reads rw.
-	nc     net.Conn
-	rw     io.ReadWriter
-	r      *bufio.Reader
+	nc net.Conn
+	rw io.ReadWriter
+	r  *bufio.Reader
+	// tls is set when rw is a TLS connection, whose replies carry no
+	// checksum (replyFlags).
+	tls    bool
 	info   commands.Conn
 	nextID int32
 	// disconnected ends the connection's context, and so its running
@@ -98,6 +102,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		r:    bufio.NewReaderSize(rw, readBuffer),
 		info: commands.Conn{ID: s.nextID.Add(1), Remote: nc.RemoteAddr().String(), PeerSubject: peerSubject(rw)},
 	}
+	_, c.tls = rw.(*tls.Conn)
 	c.info.Ctx, c.disconnected = context.WithCancelCause(s.svc.Context())
 	defer c.disconnected(nil)
 	s.svc.OpenConn(&c.info)
@@ -217,7 +222,7 @@ func (c *conn) recovered(h wire.Header, body []byte, p any) error {
 	reply := commands.ErrorReply(mongoerr.New(mongoerr.InternalError, "internal error while running the request: %v", p))
 	switch {
 	case h.OpCode == wire.OpMsg && wire.PeekMsgFlags(body)&wire.MoreToCome == 0, h.OpCode == wire.OpQuery:
-		_ = c.reply(h, reply, -1)
+		_ = c.reply(h, wire.PeekMsgFlags(body), reply, -1)
 	}
 	return errPanicked
 }
@@ -232,7 +237,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 		if wire.PeekMsgFlags(body)&wire.MoreToCome != 0 {
 			return nil
 		}
-		return c.reply(h, c.srv.svc.ParseErrorReply(err), compressor)
+		return c.reply(h, wire.PeekMsgFlags(body), c.srv.svc.ParseErrorReply(err), compressor)
 	}
 	if err != nil {
 		return err
@@ -271,9 +276,9 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 		compressor = -1
 	}
 	if r != nil && r.Next != nil {
-		return c.stream(h, r, reply, compressor)
+		return c.stream(h, c.replyFlags(msg.Flags), r, reply, compressor)
 	}
-	return c.reply(h, reply, compressor)
+	return c.reply(h, msg.Flags, reply, compressor)
 }
 
 // answerable reports whether err, raised parsing an OP_MSG that was read
@@ -298,12 +303,12 @@ func answerable(err error) bool {
 // last reply goes without moreToCome. The client sends nothing meanwhile.
 // A reply that cannot be sent (the client went away) ends the stream and
 // its cursor (Service.EndExhaust).
-func (c *conn) stream(h wire.Header, r *commands.Request, reply bson.Raw, compressor int) error {
+func (c *conn) stream(h wire.Header, base uint32, r *commands.Request, reply bson.Raw, compressor int) error {
 	responseTo := h.RequestID
 	for {
-		flags := uint32(0)
+		flags := base
 		if r.Next != nil {
-			flags = wire.MoreToCome
+			flags |= wire.MoreToCome
 		}
 		if err := c.send(h.OpCode, responseTo, flags, reply, compressor); err != nil || r.Next == nil {
 			if err != nil && r.Next != nil {
@@ -328,7 +333,7 @@ func (c *conn) stream(h wire.Header, r *commands.Request, reply bson.Raw, compre
 func (c *conn) handleQuery(h wire.Header, body []byte) error {
 	q, err := wire.ParseQuery(body)
 	if wire.TooDeep(err) {
-		return c.reply(h, c.srv.svc.ParseErrorReply(err), -1)
+		return c.reply(h, 0, c.srv.svc.ParseErrorReply(err), -1)
 	}
 	if err != nil {
 		return err
@@ -343,14 +348,14 @@ func (c *conn) handleQuery(h wire.Header, body []byte) error {
 		err = commands.CheckOpQuery(commands.Name(cmd))
 	}
 	if err != nil {
-		return c.reply(h, c.srv.svc.ParseErrorReply(err), -1)
+		return c.reply(h, 0, c.srv.svc.ParseErrorReply(err), -1)
 	}
 	r := &commands.Request{DB: db, Cmd: cmd, Conn: &c.info}
 	reply := c.run(r)
 	if r.CloseConn {
 		return errFailPointClosed
 	}
-	return c.reply(h, reply, -1)
+	return c.reply(h, 0, reply, -1)
 }
 
 // run runs one command, marked as running for the disconnect watcher.
@@ -366,13 +371,26 @@ func (c *conn) run(r *commands.Request) bson.Raw {
 
 // reply sends doc as the answer to the request with header h: an OP_REPLY
 // to an OP_QUERY, with AwaitCapable set as MongoDB sets it on a command's
-// reply, else an OP_MSG, compressed with compressor unless it is negative.
-func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
-	var flags uint32
+// reply, else an OP_MSG with the flags replyFlags gives the request's
+// (reqFlags), compressed with compressor unless it is negative.
+func (c *conn) reply(h wire.Header, reqFlags uint32, doc bson.Raw, compressor int) error {
+	flags := c.replyFlags(reqFlags)
 	if h.OpCode == wire.OpQuery {
 		flags = uint32(wire.ReplyAwaitCapable)
 	}
 	return c.send(h.OpCode, h.RequestID, flags, doc, compressor)
+}
+
+// replyFlags returns the OP_MSG flags of every reply to a request with
+// flags reqFlags: ChecksumPresent when the request carried a checksum,
+// unless the connection is TLS, as MongoDB's session workflow checksums
+// the reply (and each reply of an exhaust stream) to a checksummed request
+// on a connection without TLS.
+func (c *conn) replyFlags(reqFlags uint32) uint32 {
+	if reqFlags&wire.ChecksumPresent != 0 && !c.tls {
+		return wire.ChecksumPresent
+	}
+	return 0
 }
 
 // send sends doc as the answer to the message responseTo, an OP_REPLY with
@@ -381,7 +399,7 @@ func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
 // built in a pooled buffer.
 func (c *conn) send(op wire.OpCode, responseTo int32, flags uint32, doc bson.Raw, compressor int) error {
 	c.nextID++
-	if tcp, ok := c.rw.(*net.TCPConn); ok && !op.Legacy() && compressor < 0 && len(doc) >= gatherReply {
+	if tcp, ok := c.rw.(*net.TCPConn); ok && !op.Legacy() && compressor < 0 && flags&wire.ChecksumPresent == 0 && len(doc) >= gatherReply {
 		// The message's start and the reply go out in one writev,
 		// without copying the reply.
 		var start [32]byte

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
 	"net"
 	"slices"
@@ -439,6 +440,92 @@ func TestExhaustCursorKilledOnDisconnect(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the exhaust cursor is still open %v after its client went away", hangGuard)
 		}
+	}
+}
+
+// withChecksum sets the checksum flag of msg, a whole OP_MSG, and appends
+// the CRC-32C of the result, fixing the length.
+func withChecksum(msg []byte) []byte {
+	msg = slices.Clone(msg)
+	msg[16] |= flagChecksum
+	binary.LittleEndian.PutUint32(msg, uint32(len(msg)+4))
+	return binary.LittleEndian.AppendUint32(msg, crc32.Checksum(msg, crc32.MakeTable(crc32.Castagnoli)))
+}
+
+// readChecksummed reads one OP_MSG reply that must carry a checksum
+// matching its contents, and returns its flags and document.
+func readChecksummed(t *testing.T, c net.Conn) (uint32, bson.Raw) {
+	t.Helper()
+	if err := c.SetReadDeadline(time.Now().Add(hangGuard)); err != nil {
+		t.Fatal(err)
+	}
+	var h [16]byte
+	if _, err := io.ReadFull(c, h[:]); err != nil {
+		t.Fatal(err)
+	}
+	msg := make([]byte, binary.LittleEndian.Uint32(h[0:]))
+	copy(msg, h[:])
+	if _, err := io.ReadFull(c, msg[16:]); err != nil {
+		t.Fatal(err)
+	}
+	flags := binary.LittleEndian.Uint32(msg[16:])
+	if flags&flagChecksum == 0 {
+		t.Fatalf("reply without a checksum: %v", bson.Raw(msg[21:]))
+	}
+	end := len(msg) - 4
+	if got, want := binary.LittleEndian.Uint32(msg[end:]), crc32.Checksum(msg[:end], crc32.MakeTable(crc32.Castagnoli)); got != want {
+		t.Fatalf("reply checksum %#x, want %#x", got, want)
+	}
+	return flags, bson.Raw(msg[21:end])
+}
+
+// TestChecksummedRequestsGetChecksummedReplies: the reply to an OP_MSG
+// carrying a checksum carries one too, a command's, a parse error's and
+// each of an exhaust getMore's stream, as MongoDB's session workflow
+// checksums them on a connection without TLS; a request without one gets
+// none.
+func TestChecksummedRequestsGetChecksummedReplies(t *testing.T) {
+	client, in := startServer(t)
+	docs := make([]any, 5)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}}
+	}
+	if _, err := client.Database(testDB).Collection("sums").InsertMany(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	c := rawDial(t, in)
+	ping := mustRaw(t, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+	if _, err := c.Write(withChecksum(message(1, opMsg, msgBody(0, ping)))); err != nil {
+		t.Fatal(err)
+	}
+	if _, reply := readChecksummed(t, c); reply.Lookup("ok").AsFloat64() != 1 {
+		t.Fatalf("ping: %v", reply)
+	}
+	// A checksum that does not match: the error reply is checksummed.
+	bad := withChecksum(message(2, opMsg, msgBody(0, ping)))
+	bad[len(bad)-1] ^= 1
+	if _, err := c.Write(bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, reply := readChecksummed(t, c); reply.Lookup("code").Int32() != 288 {
+		t.Fatalf("reply to a wrong checksum: %v, want code 288", reply)
+	}
+	first := rawCommand(t, c, 3, bson.D{{Key: "find", Value: "sums"}, {Key: "batchSize", Value: int32(1)}, {Key: "$db", Value: testDB}})
+	getMore := mustRaw(t, bson.D{{Key: "getMore", Value: first.Lookup("cursor", "id").Int64()}, {Key: "collection", Value: "sums"}, {Key: "batchSize", Value: int32(2)}, {Key: "$db", Value: testDB}})
+	if _, err := c.Write(withChecksum(message(4, opMsg, msgBody(flagExhaustAllowed, getMore)))); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		flags, reply := readChecksummed(t, c)
+		batch, _ := reply.Lookup("cursor", "nextBatch").Array().Values()
+		n += len(batch)
+		if flags&flagMoreToCome == 0 {
+			break
+		}
+	}
+	if n != 4 {
+		t.Fatalf("the exhaust stream returned %d documents, want 4", n)
 	}
 }
 
