@@ -83,6 +83,9 @@ const (
 	OpMsgDuplicateBodySequence Code = 40433
 	// OpMsgMissingBody: an OP_MSG without a kind-0 section.
 	OpMsgMissingBody Code = 40587
+	// OpMsgChecksumNoRoom: an OP_MSG with the checksum flag whose body
+	// holds no byte beside its flags and checksum.
+	OpMsgChecksumNoRoom Code = 51252
 )
 
 // Update.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strconv"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -29,10 +30,12 @@ const (
 
 const requiredFlagBits = 0xFFFF
 
-// Section kinds of an OP_MSG.
+// Section kinds of an OP_MSG. A security token section is multitenancy's,
+// which Folio, as MongoDB without multitenancy, refuses.
 const (
-	sectionBody     byte = 0
-	sectionSequence byte = 1
+	sectionBody          byte = 0
+	sectionSequence      byte = 1
+	sectionSecurityToken byte = 2
 )
 
 // maxSequences is how many document sequences one OP_MSG may carry, as in
@@ -81,13 +84,13 @@ func PeekMsgFlags(body []byte) uint32 {
 // at most MaxBSONInternalSize bytes.
 //
 // When ChecksumPresent is set the last four bytes are a CRC-32C over the
-// header and the rest of the body; h must be the header as received
-// (or as restored by Decompress). An unknown required flag bit, too many
-// sequences (MongoDB's ConnectionFatalMessageParseError class) or a
-// checksum flag without room for the checksum make the connection
-// unusable and are returned as plain errors; other malformations, a
-// checksum that does not match (ChecksumMismatch) among them, are
-// *mongoerr.Error.
+// header and the rest of the body, and the body must hold more than the
+// flags and the checksum (51252, OpMsg::getChecksum); h must be the header
+// as received (or as restored by Decompress). An unknown required flag
+// bit and too many sequences (MongoDB's ConnectionFatalMessageParseError
+// class) make the connection unusable and are returned as plain errors;
+// other malformations, a checksum that does not match (ChecksumMismatch)
+// among them, are *mongoerr.Error.
 func ParseMsg(h Header, body []byte) (*Msg, error) {
 	if h.OpCode != OpMsg {
 		return nil, fmt.Errorf("%w: %v is not OP_MSG", ErrProtocol, h.OpCode)
@@ -104,8 +107,8 @@ func ParseMsg(h Header, body []byte) (*Msg, error) {
 	// as MongoDB's OpMsg::parse checks it last.
 	var checksumErr error
 	if m.Flags&ChecksumPresent != 0 {
-		if len(sections) < 4 {
-			return nil, fmt.Errorf("%w: OP_MSG has the checksum flag but no checksum", ErrProtocol)
+		if len(sections) <= 4 {
+			return nil, mongoerr.New(mongoerr.OpMsgChecksumNoRoom, "Invalid message size for an OpMsg containing a checksum")
 		}
 		end := len(sections) - 4
 		want := binary.LittleEndian.Uint32(sections[end:])
@@ -148,6 +151,8 @@ func ParseMsg(h Header, body []byte) (*Msg, error) {
 			}
 			m.Sequences = append(m.Sequences, seq)
 			sections = rest
+		case sectionSecurityToken:
+			return nil, mongoerr.New(mongoerr.Unauthorized, "Unsupported Security Token provided")
 		default:
 			return nil, mongoerr.New(mongoerr.OpMsgUnknownSectionKind, "Unknown section kind %d", kind)
 		}
@@ -156,7 +161,7 @@ func ParseMsg(h Header, body []byte) (*Msg, error) {
 		return nil, mongoerr.New(mongoerr.OpMsgMissingBody, "OP_MSG messages must have a body")
 	}
 	for _, s := range m.Sequences {
-		if _, err := m.Body.LookupErr(s.Identifier); err == nil {
+		if atPathOrArray(m.Body, s.Identifier) {
 			return nil, mongoerr.New(mongoerr.OpMsgDuplicateBodySequence, "Duplicate field between body and document sequence %s", s.Identifier)
 		}
 	}
@@ -164,6 +169,42 @@ func ParseMsg(h Header, body []byte) (*Msg, error) {
 		return nil, checksumErr
 	}
 	return m, nil
+}
+
+// atPathOrArray reports whether doc has a value at the dotted path, or an
+// array on the way to it, as MongoDB's extractElementAtPathOrArrayAlongPath
+// finds one: each segment is a field of the document the previous one
+// named; a field holding a scalar before the path ends ends the search.
+func atPathOrArray(doc bson.Raw, path string) bool {
+	for {
+		key, rest, dotted := strings.Cut(path, ".")
+		v, ok := field(doc, key)
+		switch {
+		case !ok:
+			return false
+		case v.Type == bson.TypeArray || !dotted:
+			return true
+		case v.Type != bson.TypeEmbeddedDocument:
+			return false
+		}
+		doc, path = v.Document(), rest
+	}
+}
+
+// field returns doc's first field named key, the empty name included
+// (which bson.Raw.LookupErr refuses).
+func field(doc bson.Raw, key string) (bson.RawValue, bool) {
+	if key != "" {
+		v, err := doc.LookupErr(key)
+		return v, err == nil
+	}
+	elems, _ := doc.Elements() // valid: readDocument validated it
+	for _, e := range elems {
+		if e.Key() == "" {
+			return e.Value(), true
+		}
+	}
+	return bson.RawValue{}, false
 }
 
 // readSequence reads the kind-1 section at the start of b (after the kind).

@@ -29,6 +29,9 @@ func TestParseMsg(t *testing.T) {
 	corruptedLength := opMsg(1, ChecksumPresent, kind0(insert))
 	corruptedLength[HeaderSize+8] ^= 0x01
 	checksumOnly := opMsg(1, ChecksumPresent)
+	// checksumOneByte holds one byte beside its flags and checksum: the
+	// sections parse (and fail on the unknown kind 5).
+	checksumOneByte := opMsg(1, ChecksumPresent, []byte{5})
 	shortChecksum := opMsg(1, 0, []byte{0xAB, 0xCD})
 	shortChecksum[HeaderSize] = byte(ChecksumPresent)
 	noFlags := append(appendHeader(nil, Header{Length: HeaderSize + 2, OpCode: OpMsg}), 0, 0)
@@ -69,8 +72,8 @@ func TestParseMsg(t *testing.T) {
 		{name: "corrupted content under checksum", msg: corrupted, wantErr: "ChecksumMismatch"},
 		{name: "invalid BSON under a bad checksum", msg: corruptedLength, wantErr: "InvalidBSON"},
 		{name: "header not matching checksum", msg: wrongHeader, wantErr: "ChecksumMismatch"},
-		{name: "checksum flag without checksum", msg: shortChecksum, wantErr: "close"},
-		{name: "checksum without sections", msg: checksumOnly, wantErr: "Location40587"},
+		{name: "checksum flag without checksum", msg: shortChecksum, wantErr: "Location51252"},
+		{name: "checksum without sections", msg: checksumOnly, wantErr: "Location51252"},
 		{name: "two bodies under a bad checksum", msg: twoBodiesBadChecksum, wantErr: "Location40430"},
 		{name: "unknown required flag", msg: opMsg(1, 1<<2, kind0(insert)), wantErr: "close"},
 		{name: "unknown required flag 15", msg: opMsg(1, 1<<15, kind0(insert)), wantErr: "close"},
@@ -78,7 +81,7 @@ func TestParseMsg(t *testing.T) {
 		{name: "no sections", msg: opMsg(1, 0), wantErr: "Location40587"},
 		{name: "sequence without body", msg: opMsg(1, 0, kind1("documents", d1)), wantErr: "Location40587"},
 		{name: "two bodies", msg: opMsg(1, 0, kind0(insert), kind0(insert)), wantErr: "Location40430"},
-		{name: "section kind 2", msg: opMsg(1, 0, kind0(insert), []byte{2, 5, 0, 0, 0, 0}), wantErr: "Location40432"},
+		{name: "section kind 2", msg: opMsg(1, 0, kind0(insert), []byte{2, 5, 0, 0, 0, 0}), wantErr: "Unauthorized"},
 		{name: "section kind 0xFF", msg: opMsg(1, 0, []byte{0xFF}, kind0(insert)), wantErr: "Location40432"},
 		{name: "duplicate sequence", msg: opMsg(1, 0, kind0(insert), kind1("documents", d1), kind1("documents", d2)), wantErr: "Location40431"},
 		{name: "sequence duplicates body field", msg: opMsg(1, 0, kind0(insert), kind1("insert", d1)), wantErr: "Location40433"},
@@ -98,6 +101,14 @@ func TestParseMsg(t *testing.T) {
 		{name: "body without length", msg: opMsg(1, 0, []byte{0, 9}), wantErr: "InvalidBSON"},
 		{name: "oversized body length", msg: opMsg(1, 0, kind0(huge)), wantErr: "BSONObjectTooLarge"},
 		{name: "oversized document length in sequence", msg: opMsg(1, 0, kind0(insert), kind1("documents", huge)), wantErr: "BSONObjectTooLarge"},
+		{name: "checksum flag with one byte of sections", msg: checksumOneByte, wantErr: "Location40432"},
+		{name: "dotted sequence under a body document", msg: opMsg(1, 0, kind0(doc(t, "ping", 1, "a", D("b", 1), "$db", "db")), kind1("a.b", d1)), wantErr: "Location40433"},
+		{name: "dotted sequence through a body array", msg: opMsg(1, 0, kind0(doc(t, "ping", 1, "a", bson.A{1}, "$db", "db")), kind1("a.b.c", d1)), wantErr: "Location40433"},
+		{name: "dotted sequence past a body scalar", msg: opMsg(1, 0, kind0(doc(t, "ping", 1, "a", 1, "$db", "db")), kind1("a.b", d1)),
+			want: D("ping", 1, "a", 1, "$db", "db", "a.b", bson.A{D("_id", 1)})},
+		{name: "dotted sequence beside a dotted body field", msg: opMsg(1, 0, kind0(doc(t, "ping", 1, "a.b", 1, "$db", "db")), kind1("a.b", d1)),
+			want: D("ping", 1, "a.b", 1, "$db", "db", "a.b", bson.A{D("_id", 1)})},
+		{name: "empty identifier repeating an empty body field", msg: opMsg(1, 0, kind0(doc(t, "ping", 1, "", 1, "$db", "db")), kind1("", d1)), wantErr: "Location40433"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
