@@ -18,6 +18,7 @@ import (
 
 	"github.com/folio-db/folio/internal/commands"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 	"github.com/folio-db/folio/internal/wire"
 )
 
@@ -250,9 +251,13 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 	}
 	var reply bson.Raw
 	var r *commands.Request
+	// $db is read as MongoDB's OpMsgRequest::getDatabase reads it: absent,
+	// 40571; not a string, checkAndGetStringData's 13111.
 	db, derr := cmd.LookupErr("$db")
-	if derr != nil || db.Type != bson.TypeString {
+	if derr != nil {
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpMsgMissingDB, "OP_MSG requests require a $db argument"))
+	} else if db.Type != bson.TypeString {
+		reply = commands.ErrorReply(mongoerr.New(mongoerr.BSONElementWrongType, "wrong type for field ($db) %s != string", values.TypeName(db.Type)))
 	} else {
 		// A cursor reply is built in a pooled buffer, returned once the
 		// reply is sent (or dropped): an idle connection keeps none.

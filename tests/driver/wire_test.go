@@ -529,6 +529,28 @@ func TestChecksummedRequestsGetChecksummedReplies(t *testing.T) {
 	}
 }
 
+// TestDollarDBRead: an OP_MSG without $db is refused with 40571, one whose
+// $db is not a string with 13111, as MongoDB's OpMsgRequest::getDatabase
+// reads it through checkAndGetStringData.
+func TestDollarDBRead(t *testing.T) {
+	_, in := startServer(t)
+	c := rawDial(t, in)
+	for i, tt := range []struct {
+		cmd  bson.D
+		code int32
+		msg  string
+	}{
+		{bson.D{{Key: "ping", Value: 1}}, 40571, "OP_MSG requests require a $db argument"},
+		{bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: int32(1)}}, 13111, "wrong type for field ($db) int != string"},
+		{bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: bson.D{}}}, 13111, "wrong type for field ($db) object != string"},
+	} {
+		reply := rawCommand(t, c, int32(i+1), tt.cmd)
+		if code, _ := reply.Lookup("code").AsInt64OK(); code != int64(tt.code) || reply.Lookup("errmsg").StringValue() != tt.msg {
+			t.Errorf("%v: %v, want code %d %q", tt.cmd, reply, tt.code, tt.msg)
+		}
+	}
+}
+
 // TestUnacknowledgedDriverWrites proves writes a driver sends with
 // writeConcern w:0 (OP_MSG moreToCome) are applied.
 func TestUnacknowledgedDriverWrites(t *testing.T) {
