@@ -194,8 +194,15 @@ func (c *conn) handle() (err error) {
 	case wire.OpGetMore:
 		// answered, as MongoDB 7.0 answers it, with the legacy error
 		return c.send(h.OpCode, h.RequestID, uint32(wire.ReplyQueryFailure), wire.UnsupportedOpReply(h.OpCode), -1)
+	case wire.OpInsert, wire.OpUpdate, wire.OpDelete, wire.OpKillCursors:
+		// MongoDB 7.0's runners of these fire-and-forget opcodes refuse
+		// them with an assertion that ends the session.
+		return fmt.Errorf("unsupported opcode %v", h.OpCode)
 	}
-	return fmt.Errorf("unsupported opcode %v", h.OpCode)
+	// Any other opcode is logged and dropped, as MongoDB's
+	// UnsupportedOpRunner does: no reply, and the connection goes on.
+	c.srv.log.Info("Operation is not supported", "conn", c.info.ID, "remote", c.info.Remote, "operation", int32(h.OpCode))
+	return nil
 }
 
 // negotiated returns the compressor of an OP_COMPRESSED body, which must be
