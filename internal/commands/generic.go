@@ -78,6 +78,11 @@ var genericArgs = map[string]genericArg{
 	// $client is a router's client metadata; no user write blocking exists
 	// to bypass; $queryOptions only wraps a router's $readPreference.
 	"$audit": nil, "$client": nil, "mayBypassWriteBlocking": nil, "$queryOptions": nil,
+	// $tenant is multitenancy's, which a server without it refuses in
+	// OpMsg::parse.
+	"$tenant": func(*GenericArgs, bson.RawValue) error {
+		return mongoerr.New(mongoerr.InvalidOptions, "Multitenancy not enabled, cannot set $tenant in command body")
+	},
 	// Collections are created implicitly on first write, which is what
 	// allowImplicitCollectionCreation: true asks for.
 	"allowImplicitCollectionCreation": func(_ *GenericArgs, v bson.RawValue) error {
@@ -89,12 +94,13 @@ var genericArgs = map[string]genericArg{
 }
 
 // refusedArgs are the generic arguments of sharding, internal replication
-// and multitenancy, which Folio does not honour.
+// and multitenancy (but $tenant, which MongoDB refuses without it), which
+// Folio does not honour.
 var refusedArgs = map[string]bool{
 	"clientOperationKey": true, "$configServerState": true, "$oplogQueryData": true, "$replData": true,
 	"databaseVersion": true, "shardVersion": true, "tracking_info": true, "coordinator": true,
 	"maxTimeMSOpOnly": true, "$configTime": true, "$topologyTime": true,
-	"$tenant": true, "expectPrefix": true,
+	"expectPrefix": true,
 }
 
 func notHonoured(name string) error {

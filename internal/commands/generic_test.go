@@ -215,7 +215,7 @@ func TestGenericArguments(t *testing.T) {
 		{name: "maxTimeMSOpOnly", cmd: with(find, "maxTimeMSOpOnly", 10), code: 238},
 		{name: "$configTime", cmd: with(find, "$configTime", now), code: 238},
 		{name: "$topologyTime", cmd: with(find, "$topologyTime", now), code: 238},
-		{name: "$tenant", cmd: with(find, "$tenant", bson.NewObjectID()), code: 238},
+		{name: "$tenant", cmd: with(find, "$tenant", bson.NewObjectID()), code: 72, msg: "Multitenancy not enabled, cannot set $tenant in command body"},
 		{name: "coordinator", cmd: with(find, "coordinator", true), code: 238},
 	}
 	for _, tt := range tests {
