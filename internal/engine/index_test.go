@@ -530,6 +530,19 @@ func TestForceNonUnique(t *testing.T) {
 	if err := insert(e, `{"_id": 2, "k": "a"}`); err != nil {
 		t.Fatalf("duplicate after forceNonUnique: %v", err)
 	}
+	// its collMod entry names the option, as makeCollModCmdObj writes it
+	entries, _ := oplogOf(t, e)
+	var logged bson.Raw
+	for _, ent := range entries {
+		for _, f := range ent {
+			if o, ok := f.Value.(bson.D); ok && f.Key == "o" && len(o) > 0 && o[0].Key == "collMod" {
+				logged, _ = bson.Marshal(o)
+			}
+		}
+	}
+	if got := logged.Lookup("index").String(); got != `{"name": "k_1","forceNonUnique": true}` {
+		t.Fatalf("collMod entry of forceNonUnique: %s", logged)
+	}
 	mustValidate(t, e, "c")
 	e.Close()
 	e = openEngine(t, kv)

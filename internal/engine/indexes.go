@@ -830,7 +830,8 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 // indexCollModEntry is the index document of the collMod entry of
 // change to ix, as MongoDB's makeCollModCmdObj writes it (the index by
 // its name, then the options changed: expireAfterSeconds as a long,
-// hidden, unique, prepareUnique), and the entry's indexOptions_old, what
+// hidden, unique, prepareUnique, forceNonUnique), and the entry's
+// indexOptions_old, what
 // ix was in the options change names (OpObserverImpl::onCollMod: a TTL
 // only when the index had one).
 func indexCollModEntry(ix *Index, change IndexChange) (mod, old bson.D) {
@@ -851,6 +852,11 @@ func indexCollModEntry(ix *Index, change IndexChange) (mod, old bson.D) {
 	if change.PrepareUnique != nil {
 		mod = append(mod, bson.E{Key: "prepareUnique", Value: *change.PrepareUnique})
 		old = append(old, bson.E{Key: "prepareUnique", Value: ix.PrepareUnique})
+	}
+	if change.ForceNonUnique != nil {
+		// an entry without it would apply as a no-op (mongorestore
+		// --oplogReplay, applyOps)
+		mod = append(mod, bson.E{Key: "forceNonUnique", Value: *change.ForceNonUnique})
 	}
 	return mod, old
 }
