@@ -206,7 +206,7 @@ var argRows = []struct {
 	{"create.capped", `{"create": "d", "capped": true}`, 72},
 	{"create.size", `{"create": "d", "capped": true, "size": 0}`, 51024},
 	{"create.max", `{"create": "d", "capped": true, "size": 4096, "max": 10}`, 0},
-	{"create.autoIndexId", `{"create": "d", "autoIndexId": false}`, 238},
+	{"create.autoIndexId", `{"create": "d", "autoIndexId": false}`, 50001},
 	{"create.autoIndexId", `{"create": "d", "autoIndexId": true}`, 0},
 	{"create.temp", `{"create": "d", "temp": false}`, 0},
 	{"create.flags", `{"create": "d", "flags": 1}`, 0},

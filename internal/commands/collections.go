@@ -69,7 +69,7 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if r.args.has("viewOn") || r.args.has("pipeline") {
 		return nil, createViewCmd(s, r, name)
 	}
-	opts, err := parseCreateOptions(&r.args, name)
+	opts, err := parseCreateOptions(&r.args, r.DB, name)
 	if err != nil {
 		return nil, err
 	}
@@ -104,14 +104,24 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	switch {
 	case r.Txn != nil && strings.HasPrefix(name, "system."):
 		// createCollection
-		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create system collection %s.%s within a transaction.", r.DB, name)
+		err = mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create system collection %s.%s within a transaction.", r.DB, name)
 	case r.Txn != nil:
-		return nil, r.Txn.CreateCollection(r.DB, name, opts)
+		err = r.Txn.CreateCollection(r.DB, name, opts)
 	case r.createUUID != nil:
-		return nil, s.Engine.CreateCollectionWithUUID(r.DB, name, opts, *r.createUUID)
+		err = s.Engine.CreateCollectionWithUUID(r.DB, name, opts, *r.createUUID)
+	default:
+		err = s.Engine.CreateCollection(r.DB, name, opts)
 	}
-	return nil, s.Engine.CreateCollection(r.DB, name, opts)
+	if err != nil || opts.AutoIndexID == nil {
+		return nil, err
+	}
+	// create's reply notes the option, true or false, whenever given
+	return marshal(bson.D{{Key: "note", Value: autoIndexIDNote}}), nil
 }
+
+// autoIndexIDNote is the note of create's reply when the command sets
+// autoIndexId.
+const autoIndexIDNote = "The autoIndexId option is deprecated and will be removed in a future release"
 
 func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	name, err := collectionArg(r.Cmd, r.DB)

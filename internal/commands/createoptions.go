@@ -12,6 +12,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/timeseries"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // createSpec declares create's fields.
@@ -82,8 +83,8 @@ func notImplementedCreateOption(name string) error {
 }
 
 // parseCreateOptions reads the parsed fields of a create of the
-// collection name.
-func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, error) {
+// collection db.name.
+func parseCreateOptions(c *cmdArgs, db, name string) (engine.CollectionOptions, error) {
 	var opts engine.CollectionOptions
 	var err error
 	opts.Capped = c.bool("capped")
@@ -102,11 +103,6 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 	}
 	if c.has("autoIndexId") {
 		b := c.bool("autoIndexId")
-		if !b {
-			// Folio always keeps documents in _id order: it cannot do
-			// without the _id index.
-			return opts, notImplementedCreateOption("autoIndexId: false")
-		}
 		opts.AutoIndexID = &b
 	}
 	opts.StorageEngine = c.doc("storageEngine")
@@ -183,6 +179,10 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 		opts.ExpireAfterSeconds = &n
 	}
 	if d := c.doc("idIndex"); d != nil {
+		if c.has("autoIndexId") {
+			// create's typedRun, before it validates the spec
+			return opts, mongoerr.New(mongoerr.InvalidOptions, "'idIndex' is not allowed with 'autoIndexId': %s", values.ShellDoc(d))
+		}
 		spec, err := parseIndexSpec(d, false, false)
 		if err != nil {
 			return opts, err
@@ -215,6 +215,17 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 			}
 			opts.IDIndexV1 = true
 		}
+	}
+	if b := opts.AutoIndexID; b != nil && !*b && opts.ClusteredIndex == nil {
+		// Only a collection that needs an _id index (not a clustered
+		// one) is refused, and on a replicated namespace with MongoDB's
+		// error (DatabaseImpl::createCollection).
+		if engine.IsReplicated(db, name) {
+			return opts, mongoerr.New(mongoerr.AutoIndexIDReplicated, "autoIndexId:false is not allowed for collection %s.%s because it can be replicated", db, name)
+		}
+		// Folio keeps documents in _id order and an _id unique: it
+		// cannot do without the _id index.
+		return opts, notImplementedCreateOption("autoIndexId: false")
 	}
 	return opts, nil
 }

@@ -199,6 +199,17 @@ func TestErrorMessages(t *testing.T) {
 			"Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative."},
 		{"a transaction started by a commit", "admin", `{"commitTransaction": 1, "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263, "Cannot start a transaction with a commit"},
 		{"a transaction started by an abort", "admin", `{"abortTransaction": 1, "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263, "Cannot start a transaction with an abort"},
+		// create's autoIndexId: with idIndex (typedRun), false on a
+		// replicated namespace (DatabaseImpl::createCollection); Folio
+		// refuses it where MongoDB takes it (local, system.profile)
+		{"create autoIndexId with idIndex", "", `{"create": "ai", "autoIndexId": true, "idIndex": {"key": {"_id": 1}, "name": "_id_"}}`, 72,
+			"'idIndex' is not allowed with 'autoIndexId': { key: { _id: 1 }, name: \"_id_\" }"},
+		{"create autoIndexId false replicated", "", `{"create": "ai", "autoIndexId": false}`, 50001,
+			"autoIndexId:false is not allowed for collection test.ai because it can be replicated"},
+		{"create autoIndexId false capped replicated", "", `{"create": "ai", "capped": true, "size": 4096, "autoIndexId": false}`, 50001,
+			"autoIndexId:false is not allowed for collection test.ai because it can be replicated"},
+		{"create autoIndexId false in local", "local", `{"create": "ai", "autoIndexId": false}`, 238,
+			"Folio does not support the create option 'autoIndexId: false' yet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cmd bson.Raw
@@ -210,6 +221,37 @@ func TestErrorMessages(t *testing.T) {
 				t.Errorf("%s: %d %q, want %d %q", tc.cmd, got, msg, tc.code, tc.msg)
 			}
 		})
+	}
+}
+
+// TestCreateAutoIndexIDNote: create's reply notes autoIndexId, true or
+// false, whenever it is given and the collection is made (CmdCreate's
+// typedRun); false is taken for a clustered collection, which has no _id
+// index to do without, and listCollections shows it.
+func TestCreateAutoIndexIDNote(t *testing.T) {
+	s := argsService(t)
+	for _, tc := range []struct {
+		cmd  string
+		note bool
+	}{
+		{`{"create": "plain"}`, false},
+		{`{"create": "auto", "autoIndexId": true}`, true},
+		{`{"create": "auto", "autoIndexId": true}`, true}, // exists, same options
+		{`{"create": "cl", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "autoIndexId": false}`, true},
+	} {
+		var cmd bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.cmd), true, &cmd); err != nil {
+			t.Fatal(err)
+		}
+		reply := runOn(t, s, "", cmd)
+		note, _ := reply.Lookup("note").StringValueOK()
+		if code(reply) != 0 || (note != "") != tc.note || tc.note && note != "The autoIndexId option is deprecated and will be removed in a future release" {
+			t.Errorf("%s: %s", tc.cmd, reply)
+		}
+	}
+	reply := runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "cl"}}}})
+	if got := reply.Lookup("cursor", "firstBatch", "0", "options", "autoIndexId"); got.Type != bson.TypeBoolean || got.Boolean() {
+		t.Errorf("listCollections of cl: %s", reply)
 	}
 }
 

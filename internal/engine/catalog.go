@@ -917,7 +917,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		// MongoDB's isReplicatedChanged (renameBetweenDBs, once the
 		// source is found): a collection moves neither into nor out of
 		// the local database, whose changes the oplog does not log.
-		if isReplicated(fromDB, from) != isReplicated(toDB, to) {
+		if IsReplicated(fromDB, from) != IsReplicated(toDB, to) {
 			return mongoerr.New(mongoerr.IllegalOperation, "Cannot rename collections between a replicated and an unreplicated database")
 		}
 		target := e.cat.colls[nsKey(toDB, to)]

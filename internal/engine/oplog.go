@@ -348,15 +348,15 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 // replicated namespace (isReplicated) but the advisor's
 // admin.system.advise, rewritten every minute.
 func (c *Collection) replicated() bool {
-	return isReplicated(c.DB, c.Name) && !(c.DB == "admin" && c.Name == AdviseCollection)
+	return IsReplicated(c.DB, c.Name) && !(c.DB == "admin" && c.Name == AdviseCollection)
 }
 
-// isReplicated is MongoDB's NamespaceString::isReplicated: the oplog logs
+// IsReplicated is MongoDB's NamespaceString::isReplicated: the oplog logs
 // the writes and commands of every namespace but those of the local
 // database and of a database's system.profile (coll "" for the database
 // itself), whose changes stay on the member
 // (ReplicationCoordinator::isOplogDisabledForNS).
-func isReplicated(db, coll string) bool {
+func IsReplicated(db, coll string) bool {
 	return db != "local" && coll != ProfileCollection
 }
 
@@ -417,7 +417,7 @@ type txnPreImage struct {
 // its o2 when it has one (a collMod's, collModO2); c is the collection it
 // concerns (nil for the database).
 func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o, o2 bson.D) error {
-	if e.oplog == nil || c != nil && !c.replicated() || !isReplicated(db, "") {
+	if e.oplog == nil || c != nil && !c.replicated() || !IsReplicated(db, "") {
 		return nil
 	}
 	raw, err := bson.Marshal(o)

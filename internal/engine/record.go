@@ -51,7 +51,7 @@ func (s stmtRec) stage(tx storage.Txn, old, next bson.Raw) error {
 // statement fails once its document and index checks passed, and nothing
 // is written.
 func unloggedRetryable(c *Collection) error {
-	if isReplicated(c.DB, c.Name) {
+	if IsReplicated(c.DB, c.Name) {
 		return nil
 	}
 	return mongoerr.New(mongoerr.IllegalOperation, "retryable writes is not supported for unreplicated ns: %s.%s", c.DB, c.Name)

@@ -523,6 +523,14 @@ const (
 	ClusteredIndexLegacyFormat Code = 5979703
 )
 
+// Collection creation.
+const (
+	// AutoIndexIDReplicated: create's autoIndexId: false for a collection
+	// that needs an _id index (not clustered) on a namespace the oplog
+	// replicates.
+	AutoIndexIDReplicated Code = 50001
+)
+
 // Expressions: comparison and conditionals.
 const (
 	// CondMissingIf: a $cond without if.

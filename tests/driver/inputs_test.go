@@ -330,7 +330,7 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "create with change stream images but no enabled", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{}}},
 			code: 40414, codeName: "Location40414", msg: "changeStreamPreAndPostImages.enabled"},
 		{name: "create without an _id index", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "autoIndexId", Value: false}},
-			code: 238, codeName: "NotImplemented", msg: "autoIndexId"},
+			code: 50001, codeName: "Location50001", msg: "because it can be replicated"},
 		{name: "create with a bad validationLevel", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "validationLevel", Value: "sometimes"}},
 			code: 2, codeName: "BadValue"},
 		{name: "create capped with size 0", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(0)}},
@@ -700,7 +700,9 @@ func TestListCollectionsOptions(t *testing.T) {
 		{{Key: "create", Value: "fractions"}, {Key: "capped", Value: true}, {Key: "size", Value: 1000.7}, {Key: "max", Value: 10.9}},
 		{{Key: "create", Value: "tuned"}, {Key: "validationAction", Value: "warn"}, {Key: "storageEngine", Value: storage},
 			{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: storage}}}, {Key: "autoIndexId", Value: true},
-			{Key: "validationLevel", Value: "moderate"},
+			{Key: "validationLevel", Value: "moderate"}},
+		// (idIndex with autoIndexId is InvalidOptions)
+		{{Key: "create", Value: "withid"},
 			{Key: "idIndex", Value: bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}}},
 	}
 	for _, c := range creates {
@@ -719,6 +721,7 @@ func TestListCollectionsOptions(t *testing.T) {
 		// MongoDB stores a max of 0 or less as 2^31-1 (CollectionOptions' adjustCappedMaxDocs).
 		"zeromax":   {{Key: "capped", Value: true}, {Key: "size", Value: int32(256)}, {Key: "max", Value: int32(1<<31 - 1)}},
 		"fractions": {{Key: "capped", Value: true}, {Key: "size", Value: int32(1024)}, {Key: "max", Value: int32(10)}},
+		"withid":    {},
 		"tuned": {{Key: "autoIndexId", Value: true}, {Key: "storageEngine", Value: storage},
 			{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: storage}}},
 			{Key: "validationLevel", Value: "moderate"}, {Key: "validationAction", Value: "warn"}},
@@ -760,7 +763,7 @@ func TestListCollectionsOptions(t *testing.T) {
 		{bson.D{{Key: "options.validationLevel", Value: "moderate"}}, []string{"tuned"}},
 		{bson.D{{Key: "info.readOnly", Value: false}, {Key: "name", Value: bson.D{{Key: "$regex", Value: "^p"}}}}, []string{"plain"}},
 		{bson.D{{Key: "type", Value: "view"}}, nil},
-		{bson.D{{Key: "idIndex.name", Value: "_id_"}, {Key: "options", Value: bson.D{}}}, []string{"plain"}},
+		{bson.D{{Key: "idIndex.name", Value: "_id_"}, {Key: "options", Value: bson.D{}}}, []string{"plain", "withid"}},
 	}
 	// With nameOnly (what ListCollectionNames sends) the filter sees only
 	// name and type (manual, listCollections: "When nameOnly is true, your
