@@ -235,6 +235,8 @@ func dropDatabaseCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := s.Engine.DropDatabase(r.DB); err != nil {
 		return nil, err
 	}
+	// its profiling level goes too: the drop itself is not profiled
+	s.prof.forget(r.DB)
 	for _, c := range colls {
 		// the open buckets and execution statistics of its time series
 		// collections go, as MongoDB's bucket catalog clears a dropped

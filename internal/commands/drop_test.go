@@ -51,3 +51,32 @@ func TestDropSystemViewsWithTimeseries(t *testing.T) {
 		t.Fatalf("drop: %d %q", got, msg)
 	}
 }
+
+// TestDropDatabaseForgetsProfiling: dropDatabase clears the database's
+// profiling level, as MongoDB's DatabaseHolderImpl::dropDb clears its
+// profile settings: the drop is not profiled, no system.profile comes
+// back, and the database, made again, profiles at the default level.
+func TestDropDatabaseForgetsProfiling(t *testing.T) {
+	s := argsService(t)
+	run := func(cmd string) bson.Raw {
+		t.Helper()
+		var raw bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(cmd), true, &raw); err != nil {
+			t.Fatal(err)
+		}
+		reply := runIn(t, s, "pq", raw)
+		if code(reply) != 0 {
+			t.Fatalf("%s: %s", cmd, reply)
+		}
+		return reply
+	}
+	run(`{"profile": 2}`)
+	run(`{"insert": "c", "documents": [{"_id": 1}]}`)
+	run(`{"dropDatabase": 1}`)
+	if got := run(`{"listCollections": 1, "nameOnly": true}`).Lookup("cursor", "firstBatch"); got.String() != `[]` {
+		t.Fatalf("collections after dropDatabase: %s", got)
+	}
+	if was := run(`{"profile": -1}`).Lookup("was"); was.Int32() != 0 {
+		t.Fatalf("profiling level after dropDatabase: %s", was)
+	}
+}

@@ -94,6 +94,18 @@ func (p *profiling) set(db string, d dbProfile) {
 	}
 }
 
+// forget drops db's own settings, as MongoDB's dropDatabase clears them
+// (DatabaseHolderImpl::dropDb, clearDatabaseProfileSettings): the
+// database, made again, has the default's.
+func (p *profiling) forget(db string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, had := p.dbs[db]; had {
+		delete(p.dbs, db)
+		p.active.Add(-1)
+	}
+}
+
 // SetProfilingDefaults sets the profiling level (0, 1 or 2) and filter (a
 // query on profile entries; nil for none) of the databases the profile
 // command did not set, and the sample rate: the server's startup options
