@@ -1,18 +1,20 @@
 package js
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // Func is a compiled script function: MongoDB's source forms are a
 // function ("function (a) {...}") or a function body, whose value is that
-// of its single expression when it is one ("this.a > 1") and otherwise what
-// it returns ("var x = 1; return this.a > x").
+// of its last statement when it is an expression ("this.a > 1", "x =
+// this.a; x > 1") and otherwise what it returns ("var x = 1; return
+// this.a > x"); functionSource says which is which.
 type Func struct {
 	src  string
 	prog *goja.Program
@@ -52,30 +54,82 @@ func Compile(src string) (*Func, error) {
 }
 
 func compileFunction(src string) (*goja.Program, error) {
-	t := strings.TrimSpace(src)
-	var forms []string
-	if strings.HasPrefix(t, "function") || strings.HasPrefix(t, "async function") || strings.Contains(firstLine(t), "=>") {
-		forms = append(forms, "("+src+"\n)")
+	fn, perr := functionSource(src)
+	p, err := goja.Compile("", "("+fn+"\n)", false)
+	if err == nil {
+		return p, nil
 	}
-	forms = append(forms, "(function(){return "+src+"\n})", "(function(){"+src+"\n})")
-	var first error
-	for _, f := range forms {
-		p, err := goja.Compile("", f, false)
-		if err == nil {
-			return p, nil
-		}
-		if first == nil {
-			first = err
-		}
+	if perr == nil {
+		perr = err
 	}
-	return nil, mongoerr.New(mongoerr.JSInterpreterFailure, "%s", syntaxMessage(first))
+	return nil, mongoerr.New(mongoerr.JSInterpreterFailure, "%s", syntaxMessage(perr))
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+// functionSource is src as a function expression, by MongoDB's rule
+// (mongohelpers.js functionExpressionParser): src parsed as a program
+// whose last statement is an expression is that program with the
+// expression returned ("x = this.a; x == 5" returns x == 5, whatever
+// comes before it on its line or the lines above); a named function
+// declaration alone is the function; any other program is a function's
+// body. A source that is not a program is the function it is ("function
+// () {...}", whatever comments precede it) or, when it returns outside a
+// function, a body. An arrow function alone is that function (Folio's:
+// MongoDB would return it). The error is the program's syntax error,
+// when it is not one of these.
+func functionSource(src string) (string, error) {
+	body := func() string { return "function() {" + src + "\n}" }
+	prog, err := parser.ParseFile(nil, "", src, 0)
+	if err != nil {
+		if isFunctionExpression("(" + src + "\n)") {
+			return src, nil
+		}
+		return body(), err
 	}
-	return s
+	n := len(prog.Body)
+	if n == 0 {
+		return body(), nil
+	}
+	switch last := prog.Body[n-1].(type) {
+	case *ast.FunctionDeclaration:
+		if n == 1 {
+			return src, nil
+		}
+	case *ast.ExpressionStatement:
+		if _, ok := last.Expression.(*ast.ArrowFunctionLiteral); ok && n == 1 {
+			return src, nil
+		}
+		floor := 0
+		if n > 1 {
+			floor = int(prog.Body[n-2].Idx1()) - 1
+		}
+		// The expression's first offset may fall inside its opening
+		// parentheses, which the AST does not keep: step back to where
+		// "return " makes a function body.
+		for at := int(last.Idx0()) - 1; at >= floor && at <= len(src); at-- {
+			cand := src[:at] + "return " + src[at:]
+			if _, err := parser.ParseFile(nil, "", "function f() {"+cand+"\n}", 0); err == nil {
+				return "function() {" + cand + "\n}", nil
+			}
+		}
+	}
+	return body(), nil
+}
+
+// isFunctionExpression reports whether src is one function expression.
+func isFunctionExpression(src string) bool {
+	prog, err := parser.ParseFile(nil, "", src, 0)
+	if err != nil || len(prog.Body) != 1 {
+		return false
+	}
+	st, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return false
+	}
+	switch st.Expression.(type) {
+	case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral:
+		return true
+	}
+	return false
 }
 
 func syntaxMessage(err error) string {

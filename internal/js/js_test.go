@@ -160,6 +160,18 @@ func TestWhere(t *testing.T) {
 		{"return this.a > 5", false},
 		{"function() { return this.b.length === 1; }", true},
 		{"var n = 0; for (var k in this) n++; return n == 3", true},
+		// a body's last expression statement is returned, not its first
+		// line's (where2.js, where3.js, mr_comments.js)
+		{"\nthis.a == 2", true},
+		{"x = this.a; x == 5;", false},
+		{"x = this.a;\nx == 2", true},
+		{"((this.a == 2) && (5 == 5));", true},
+		{"(this.a == 5)", false},
+		{"// a comment\n\n  // another\n  this.a == 2\n", true},
+		{"// a comment\nfunction() {\n  return this.a == 2\n}\n", true},
+		{"function named() { return this.a == 2 }", true},
+		{"if (this.a == 2) return true; return false", true},
+		{"var y = this.a; if (y == 2) { y = 0 }", false},
 	}
 	for _, c := range cases {
 		got, err := op.Test(mustCompile(t, c.src), doc)
