@@ -205,6 +205,11 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 	op := o.Let.Ctx.JS
 	var sess *js.Session
 	if op.Enabled() {
+		// mapReduce's scope holds the database's stored functions
+		// (system.js).
+		if err := op.LoadStored(); err != nil {
+			return nil, err
+		}
 		sess = op.Session()
 		defer sess.Close()
 		if scope := a.doc("scope"); len(scope) > 0 {

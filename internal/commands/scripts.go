@@ -18,7 +18,7 @@ func (s *Service) withScripts(let *expr.Let, r *Request, ctx context.Context) *e
 	if let == nil {
 		let, _ = expr.Bind(nil, s.exprClock(r))
 	}
-	let.SetJS(js.Op{Engine: s.JS, Ctx: ctx, Pool: scriptPool(r)})
+	let.SetJS(js.Op{Engine: s.JS, Ctx: ctx, Pool: scriptPool(r), DB: r.DB})
 	return let
 }
 

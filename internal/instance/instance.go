@@ -246,7 +246,7 @@ func Start(cfg Config) (*Instance, error) {
 		Compressors: compressors,
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
-		JS:          js.New(js.Options{Disabled: cfg.NoJavaScript}),
+		JS:          js.New(js.Options{Disabled: cfg.NoJavaScript, Stored: storedScripts(eng)}),
 		Advisor:     advise.NewObserver(),
 	}
 	svc.Access.Enabled = cfg.Auth
@@ -745,4 +745,24 @@ func defaultOplogSize(cfg Config) int64 {
 		return 990 * mb
 	}
 	return min(max(int64(free/20), 990*mb), 50*gb)
+}
+
+// storedScripts reads a database's system.js for $where and mapReduce
+// (js.Op.LoadStored).
+func storedScripts(eng *engine.Engine) js.StoredLoader {
+	return func(ctx context.Context, db string) ([]bson.Raw, error) {
+		cur, err := eng.Find(db, "system.js", engine.FindOptions{Ctx: ctx})
+		if err != nil {
+			return nil, err
+		}
+		defer cur.Close()
+		var docs []bson.Raw
+		for {
+			d, err := cur.Next()
+			if err != nil || d == nil {
+				return docs, err
+			}
+			docs = append(docs, d)
+		}
+	}
 }

@@ -34,6 +34,7 @@ type Session struct {
 func (op *Op) Session() *Session {
 	v := op.Engine.get(op.Pool)
 	v.ctx = op.context()
+	v.applyStored(op.stored)
 	s := &Session{op: op, v: v, stop: func() bool { return true }}
 	if ctx := op.context(); ctx.Done() != nil {
 		s.stop = context.AfterFunc(ctx, func() { v.rt.Interrupt(errContextDone) })

@@ -22,6 +22,9 @@ type Options struct {
 	// MemoryLimit is the per-script memory limit in bytes; 0 is
 	// DefaultMemoryLimit.
 	MemoryLimit int64
+	// Stored reads a database's system.js for Op.LoadStored; nil: no
+	// stored scripts.
+	Stored StoredLoader
 }
 
 // Engine is the process's JavaScript engine: the pool of VMs and the
@@ -30,6 +33,7 @@ type Engine struct {
 	disabled bool
 	memLimit int64
 	mem      *watchdog
+	stored   StoredLoader
 
 	mu    sync.Mutex
 	pools map[string]chan *vm
@@ -43,7 +47,7 @@ func New(o Options) *Engine {
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultMemoryLimit
 	}
-	e := &Engine{disabled: o.Disabled, memLimit: o.MemoryLimit, pools: map[string]chan *vm{}}
+	e := &Engine{disabled: o.Disabled, memLimit: o.MemoryLimit, stored: o.Stored, pools: map[string]chan *vm{}}
 	e.mem = newWatchdog()
 	return e
 }
@@ -75,6 +79,10 @@ type Op struct {
 	// Pool names the VMs the operation may reuse: globals a script
 	// leaves behind are seen by later scripts of the same pool only.
 	Pool string
+	// DB is the operation's database, whose system.js LoadStored reads.
+	DB string
+	// stored is what LoadStored read, nil before.
+	stored *storedScripts
 }
 
 // Enabled reports whether op may run scripts.

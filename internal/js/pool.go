@@ -34,6 +34,10 @@ type vm struct {
 	mem *account
 	// ctx is the context of the session holding the VM.
 	ctx context.Context
+	// stored is the system.js read whose entries the globals hold, and
+	// storedNames their names.
+	stored      *storedScripts
+	storedNames map[string]bool
 }
 
 var preludeProgram = sync.OnceValue(func() *goja.Program {

@@ -1180,6 +1180,12 @@ const (
 const (
 	// WhereNoScriptEngine: $where with JavaScript disabled.
 	WhereNoScriptEngine Code = 6108304
+	// StoredScriptName: a system.js entry whose _id is not a string.
+	StoredScriptName Code = 10209
+	// StoredScriptNoValue: a system.js entry without a value.
+	StoredScriptNoValue Code = 10210
+	// StoredScriptCodeWithScope: a system.js entry whose value is code with scope.
+	StoredScriptCodeWithScope Code = 4546000
 	// FunctionNoScriptEngine: $function or $accumulator run with JavaScript disabled.
 	FunctionNoScriptEngine Code = 31264
 	// FunctionNotObject: $function's argument is not an object.

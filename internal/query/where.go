@@ -46,6 +46,10 @@ func parseWhere(v bson.RawValue, let *expr.Let) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	// $where's scope holds the database's stored functions (system.js).
+	if err := op.LoadStored(); err != nil {
+		return nil, err
+	}
 	return &Node{Kind: KindWhere, Value: v, where: &whereMatch{f: f, op: op}}, nil
 }
 

@@ -661,3 +661,55 @@ func TestInternalJsEmit(t *testing.T) {
 	_, err = coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$project", Value: bson.D{{Key: "e", Value: emit("function() {}", "$a")}}}}})
 	requireCode(t, err, 31225, "")
 }
+
+// TestStoredScripts: $where and mapReduce see the database's system.js
+// entries as globals, code as functions, and no longer see removed ones;
+// $function does not load them; a code-with-scope entry fails the
+// operation with 4546000 (Scope::loadStored, jstests where_system_js.js
+// and mr_stored.js).
+func TestStoredScripts(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	coll := db.Collection("stored")
+	stored := db.Collection("system.js")
+	ctx := context.Background()
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "x", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stored.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: "addOne"}, {Key: "value", Value: bson.JavaScript("function(x) { return x + 1; }")}},
+		bson.D{{Key: "_id", Value: "limit"}, {Key: "value", Value: 3}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := countWhere(coll, "addOne(this.x) == limit"); err != nil || n != 1 {
+		t.Errorf("$where with stored function: %d %v", n, err)
+	}
+	res, err := runMR(t, db, bson.D{{Key: "mapReduce", Value: "stored"}, {Key: "map", Value: "function() { emit(1, addOne(this.x)); }"},
+		{Key: "reduce", Value: "function(k, v) { return Array.sum(v) + limit; }"}, {Key: "out", Value: bson.D{{Key: "inline", Value: 1}}}})
+	if err != nil || res.Lookup("results").String() != `[{"_id": {"$numberDouble":"1.0"},"value": {"$numberDouble":"8.0"}}]` {
+		t.Errorf("mapReduce with stored functions: %v %v", res, err)
+	}
+	cur, err := coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$project", Value: bson.D{{Key: "t", Value: bson.D{{Key: "$function", Value: bson.D{
+		{Key: "body", Value: "function() { return typeof addOne; }"}, {Key: "args", Value: bson.A{}}, {Key: "lang", Value: "js"}}}}}}}}})
+	var out []bson.Raw
+	if err == nil {
+		err = cur.All(ctx, &out)
+	}
+	if err != nil || len(out) != 2 || out[0].Lookup("t").StringValue() != "undefined" {
+		t.Errorf("$function sees stored functions: %v %v", out, err)
+	}
+	if _, err := stored.DeleteOne(ctx, bson.D{{Key: "_id", Value: "addOne"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := countWhere(coll, "typeof addOne == 'undefined' && limit == 3"); err != nil || n != 2 {
+		t.Errorf("$where after removing a stored function: %d %v", n, err)
+	}
+	if _, err := stored.InsertOne(ctx, bson.D{{Key: "_id", Value: "cws"}, {Key: "value", Value: bson.CodeWithScope{Code: "function() { return 1; }", Scope: bson.D{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = countWhere(coll, "true")
+	if serverCode(err) != 4546000 || !strings.Contains(errText(err), "Script _id value: 'cws'") {
+		t.Errorf("code with scope in system.js: %v", err)
+	}
+}
