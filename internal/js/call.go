@@ -75,13 +75,15 @@ func (s *Session) Call(f *Func, thisDoc bson.Raw, args ...bson.RawValue) (bson.R
 	return out, err
 }
 
-// Test calls f as $where does: this and the global obj are doc; the
+// Test calls f as $where does: this and the global obj are doc, and the
+// global fullObject is true, as MongoDB's $where scope sets them; the
 // result's truth as JavaScript has it.
 func (s *Session) Test(f *Func, doc bson.Raw) (bool, error) {
 	var ok bool
 	err := s.run(func(v *vm) error {
 		this := v.rootToJS(doc)
 		_ = v.rt.Set("obj", this)
+		_ = v.rt.Set("fullObject", true)
 		c, err := v.function(f)
 		if err != nil {
 			return err

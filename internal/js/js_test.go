@@ -172,6 +172,8 @@ func TestWhere(t *testing.T) {
 		{"function named() { return this.a == 2 }", true},
 		{"if (this.a == 2) return true; return false", true},
 		{"var y = this.a; if (y == 2) { y = 0 }", false},
+		// assert.js and $where's fullObject (where5.js, js4.js)
+		{"assert(this.a == 2, 'a'); assert.eq(2, obj.a); assert.eq({x: NumberInt(1)}, {x: 1}); assert.neq(1, this.a); assert.gte(this.a, 2); assert.lt(1, 2); assert.isnull(this.z); assert.docEq({p: 1, q: 2}, {q: 2, p: 1}); assert.contains(2, [1, 2]); assert.hasFields(this, ['a', 'b']); return fullObject === true", true},
 	}
 	for _, c := range cases {
 		got, err := op.Test(mustCompile(t, c.src), doc)
@@ -217,6 +219,13 @@ func TestFailures(t *testing.T) {
 		// Results that are no BSON: once written as invalid documents.
 		{"nulProperty", "var o = {}; o['a' + String.fromCharCode(0)] = 1; return {x: o}", nil, mongoerr.JSPropertyNullChar, "contains a null char"},
 		{"cycle", "var o = {}; o.self = o; return o", nil, mongoerr.JSObjectTooDeep, "Do you have a cycle?"},
+		// assert.js's failures (the server scope's assert)
+		{"assert", "assert(false, 'why')", nil, mongoerr.JSInterpreterFailure, "Error: assert failed : why :\n"},
+		{"assertEq", "assert.eq(1, 2, 'x')", nil, mongoerr.JSInterpreterFailure, "Error: [1] != [2] are not equal : x :\n"},
+		{"assertNeq", "assert.neq(1, 1)", nil, mongoerr.JSInterpreterFailure, "Error: [1] != [1] are equal :\n"},
+		{"assertGte", "assert.gte(1, 2, () => 'f')", nil, mongoerr.JSInterpreterFailure, "Error: 1 is not greater than or eq 2 : f :\n"},
+		{"assertIsnull", "assert.isnull(1, 'm')", nil, mongoerr.JSInterpreterFailure, "Error: supposed to be null (m) was: 1 :\n"},
+		{"assertArgs", "assert(true, 'a', 'b')", nil, mongoerr.JSInterpreterFailure, "Error: Too many parameters to assert()."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -118,10 +118,111 @@ function isString(x){ return typeof x === "string"; }
 function isNumber(x){ return typeof x === "number"; }
 function isObject(x){ return typeof x === "object" && x !== null; }
 function printjson(x){ g.print(tojson(x)); }
+// The core of MongoDB's assert.js, which its server scopes load
+// (MozJSImplScope's constructor runs assert.js and types.js): doassert
+// throws an Error of the message, evaluated when a function and printed
+// by tojson when an object; the assertions' messages are assert.js's.
+function doassert(msg){
+	if (typeof msg === "function") msg = msg();
+	if (typeof msg === "object") msg = tojson(msg);
+	throw Error(msg);
+}
+function sortDoc(doc){
+	if (!(doc instanceof Object)) return doc;
+	if (Array.isArray(doc)) return doc.map(sortDoc);
+	var keys = Object.keys(doc);
+	if (keys.length === 0) return doc;
+	keys.sort();
+	var out = {};
+	for (var i = 0; i < keys.length; i++) {
+		var v = doc[keys[i]];
+		if (v && (Array.isArray(v) || v.constructor === Object)) v = sortDoc(v);
+		out[keys[i]] = v;
+	}
+	return out;
+}
+function friendlyEqual(a, b){
+	if (a == b) return true;
+	var clean = function(s){ return s.replace(/NumberInt\((-?\d+)\)/g, "$1"); };
+	return clean(tojson(a)) === clean(tojson(b));
+}
+var assert = (function(){
+	function processMsg(msg){
+		if (typeof msg === "function") return msg();
+		if (typeof msg === "object") return tojson(msg);
+		return msg;
+	}
+	function validate(msg){
+		if (!msg) return;
+		if (typeof msg === "function") {
+			if (msg.length !== 0) doassert("msg function cannot expect any parameters.");
+		} else if (typeof msg !== "string" && typeof msg !== "object") {
+			doassert("msg parameter must be a string, function or object.");
+		}
+	}
+	function build(msg, prefix){
+		var full = prefix || "";
+		if (prefix && msg) full += " : ";
+		if (msg) full += processMsg(msg);
+		return full;
+	}
+	var assert = function(b, msg){
+		if (arguments.length > 2) doassert("Too many parameters to assert().");
+		validate(msg);
+		if (b) return;
+		doassert(build(msg, "assert failed"));
+	};
+	function isEq(a, b){ return a == b || (a != null && b != null && friendlyEqual(a, b)); }
+	assert.eq = function(a, b, msg){
+		validate(msg);
+		if (isEq(a, b)) return;
+		doassert(build(msg, "[" + tojson(a) + "] != [" + tojson(b) + "] are not equal"));
+	};
+	assert.neq = function(a, b, msg){
+		validate(msg);
+		if (!isEq(a, b)) return;
+		doassert(build(msg, "[" + a + "] != [" + b + "] are equal"));
+	};
+	assert.docEq = function(a, b, msg){
+		validate(msg);
+		if (a == b) return;
+		var sa = sortDoc(a), sb = sortDoc(b);
+		if (sa != null && sb != null && friendlyEqual(sa, sb)) return;
+		doassert(build(msg, "[" + tojson(a) + "] != [" + tojson(b) + "] are not equal"));
+	};
+	assert.isnull = function(what, msg){
+		validate(msg);
+		if (what == null) return;
+		doassert("supposed to be null (" + (processMsg(msg) || "") + ") was: " + tojson(what));
+	};
+	function compare(f, description){
+		return function(a, b, msg){
+			validate(msg);
+			if (f(a, b)) return;
+			doassert(build(msg, a + " is not " + description + " " + b));
+		};
+	}
+	assert.lt = compare(function(a, b){ return a < b; }, "less than");
+	assert.gt = compare(function(a, b){ return a > b; }, "greater than");
+	assert.lte = compare(function(a, b){ return a <= b; }, "less than or eq");
+	assert.gte = compare(function(a, b){ return a >= b; }, "greater than or eq");
+	assert.contains = function(o, arr, msg){
+		if (!Array.isArray(arr)) throw new Error("The second argument to assert.contains must be an array.");
+		for (var i = 0; i < arr.length; i++) if (arr[i] == o || (arr[i] != null && o != null && friendlyEqual(arr[i], o))) return;
+		doassert(build(msg, tojson(o) + " was not in " + tojson(arr)));
+	};
+	assert.hasFields = function(result, arr, msg){
+		if (!Array.isArray(arr)) throw new Error("The second argument to assert.hasFields must be an array.");
+		var count = 0;
+		for (var field in result) if (arr.includes(field)) count++;
+		if (count != arr.length) doassert(build(msg, "Not all of the values from " + tojson(arr) + " were in " + tojson(result)));
+	};
+	return assert;
+})();
 var defs = {ObjectId: ObjectId, NumberLong: NumberLong, NumberInt: NumberInt, NumberDecimal: NumberDecimal,
 	BinData: BinData, Timestamp: Timestamp, MinKey: MinKey, MaxKey: MaxKey, Code: Code, BSONRegExp: BSONRegExp,
 	DBRef: DBRef, ISODate: ISODate, tojson: tojson, isString: isString, isNumber: isNumber, isObject: isObject,
-	printjson: printjson};
+	printjson: printjson, doassert: doassert, sortDoc: sortDoc, assert: assert};
 for (var k in defs) Object.defineProperty(g, k, {value: defs[k], enumerable: false, writable: true, configurable: true});
 })(this);
 `
