@@ -133,6 +133,10 @@ func (s *Session) Map(f *Func, doc bson.Raw, emit func(key, value bson.RawValue)
 		}
 	}
 	defer func() { s.v.emit = nil }()
+	if !s.v.emitSet {
+		_ = s.v.rt.Set("emit", s.v.emitFn)
+		s.v.emitSet = true
+	}
 	err := s.run(func(v *vm) error {
 		c, err := v.function(f)
 		if err != nil {

@@ -30,6 +30,11 @@ type vm struct {
 	// emit receives the arguments of mapReduce's emit(key, value) calls;
 	// nil outside a map.
 	emit func(args []goja.Value)
+	// emitFn is the global emit, defined while the VM serves a
+	// mapReduce (emitSet) as MongoDB injects it into the map's scope
+	// only.
+	emitFn  goja.Value
+	emitSet bool
 	// mem is the memory account of the script running, if any.
 	mem *account
 	// ctx is the context of the session holding the VM.
@@ -81,7 +86,7 @@ func newVM() *vm {
 		}
 		return goja.Undefined()
 	})
-	_ = rt.Set("emit", func(c goja.FunctionCall) goja.Value {
+	v.emitFn = rt.ToValue(func(c goja.FunctionCall) goja.Value {
 		if v.emit == nil {
 			panic(rt.NewTypeError("emit is only available in a mapReduce map function"))
 		}
@@ -109,6 +114,12 @@ func newVM() *vm {
 	v.minKey = rt.Get("MinKey").ToObject(rt).Get("instance").ToObject(rt)
 	v.maxKey = rt.Get("MaxKey").ToObject(rt).Get("instance").ToObject(rt)
 	v.dateCtor, v.regexpCtor = rt.Get("Date"), rt.Get("RegExp")
+	// The prelude's hooks, BSONRegExp (values keep its prototype) and
+	// goja's GoError are no globals of MongoDB's scope
+	// (jstests/core/query/js/js_global_scope.js).
+	for _, name := range []string{"__newObjectId", "__bsonsize", "BSONRegExp", "GoError"} {
+		_ = rt.GlobalObject().Delete(name)
+	}
 	return v
 }
 
@@ -129,6 +140,10 @@ func (e *Engine) get(key string) *vm {
 // database and user.
 func (e *Engine) put(key string, v *vm, clean bool) {
 	v.emit, v.mem, v.ctx = nil, nil, nil
+	if v.emitSet {
+		_ = v.rt.GlobalObject().Delete("emit")
+		v.emitSet = false
+	}
 	if !clean {
 		return
 	}

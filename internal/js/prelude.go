@@ -8,10 +8,11 @@ package js
 // what MongoDB shows.
 const prelude = `(function(g){
 "use strict";
+var newObjectId = g.__newObjectId, bsonsize = g.__bsonsize;
 function hidden(o, k, v){ Object.defineProperty(o, k, {value: v, enumerable: false, writable: false}); }
 function ObjectId(hex){
 	if (!(this instanceof ObjectId)) return new ObjectId(hex);
-	if (hex === undefined) hex = g.__newObjectId();
+	if (hex === undefined) hex = newObjectId();
 	if (typeof hex !== "string" || !/^[0-9a-fA-F]{24}$/.test(hex)) throw new Error("invalid object id: length");
 	this.str = hex.toLowerCase();
 }
@@ -113,7 +114,7 @@ Array.avg = function(a){ if (a.length === 0) return null; return Array.sum(a) / 
 Array.stdDev = function(a){ var m = Array.avg(a), s = 0; for (var i = 0; i < a.length; i++) s += (a[i] - m) * (a[i] - m); return Math.sqrt(s / a.length); };
 Object.extend = function(dst, src, deep){ for (var k in src) { var v = src[k]; if (deep && typeof v === "object" && v !== null) v = Object.extend(Array.isArray(v) ? [] : {}, v, true); dst[k] = v; } return dst; };
 Object.keySet = function(o){ var r = []; for (var k in o) r.push(k); return r; };
-Object.bsonsize = function(o){ return g.__bsonsize(o); };
+Object.bsonsize = function(o){ return bsonsize(o); };
 function isString(x){ return typeof x === "string"; }
 function isNumber(x){ return typeof x === "number"; }
 function isObject(x){ return typeof x === "object" && x !== null; }
