@@ -177,6 +177,7 @@ func TestWhere(t *testing.T) {
 		// no globals MongoDB's scope lacks: emit is the map's only
 		// (js_global_scope.js); the prelude's hooks still serve it
 		{"typeof emit == 'undefined' && typeof __bsonsize == 'undefined' && typeof __newObjectId == 'undefined' && typeof GoError == 'undefined' && typeof BSONRegExp == 'undefined' && Object.bsonsize({}) == 5 && ObjectId().str.length == 24", true},
+		{"printjsononeline(this.a); return tojsononeline({a: [1, 'x']}) == '{ \"a\" : [ 1, \"x\" ] }'", true},
 	}
 	for _, c := range cases {
 		got, err := op.Test(mustCompile(t, c.src), doc)

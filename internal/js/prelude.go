@@ -119,6 +119,10 @@ function isString(x){ return typeof x === "string"; }
 function isNumber(x){ return typeof x === "number"; }
 function isObject(x){ return typeof x === "object" && x !== null; }
 function printjson(x){ g.print(tojson(x)); }
+// tojsononeline is tojson on one line, which is the only form this
+// tojson writes: "{ \"a\" : 1 }", as MongoDB's tojson(x, " ", true).
+function tojsononeline(x){ return tojson(x); }
+function printjsononeline(x){ g.print(tojsononeline(x)); }
 // The core of MongoDB's assert.js, which its server scopes load
 // (MozJSImplScope's constructor runs assert.js and types.js): doassert
 // throws an Error of the message, evaluated when a function and printed
@@ -223,7 +227,7 @@ var assert = (function(){
 var defs = {ObjectId: ObjectId, NumberLong: NumberLong, NumberInt: NumberInt, NumberDecimal: NumberDecimal,
 	BinData: BinData, Timestamp: Timestamp, MinKey: MinKey, MaxKey: MaxKey, Code: Code, BSONRegExp: BSONRegExp,
 	DBRef: DBRef, ISODate: ISODate, tojson: tojson, isString: isString, isNumber: isNumber, isObject: isObject,
-	printjson: printjson, doassert: doassert, sortDoc: sortDoc, assert: assert};
+	printjson: printjson, tojsononeline: tojsononeline, printjsononeline: printjsononeline, doassert: doassert, sortDoc: sortDoc, assert: assert};
 for (var k in defs) Object.defineProperty(g, k, {value: defs[k], enumerable: false, writable: true, configurable: true});
 })(this);
 `
