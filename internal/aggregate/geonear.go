@@ -25,6 +25,31 @@ type GeoNear struct {
 	Query                    bson.Raw
 }
 
+// NearCondition is the search as the condition on its key a find runs
+// (DocumentSourceGeoNear::asNearQuery): $nearSphere, or from a legacy pair
+// without spherical a flat $near, with the search's $minDistance and
+// $maxDistance.
+func (g *GeoNear) NearCondition() bson.D {
+	op := "$nearSphere"
+	var near bson.D
+	if d, ok := g.Near.DocumentOK(); ok && d.Lookup("type").Type == bson.TypeString {
+		near = bson.D{{Key: "$geometry", Value: g.Near}}
+	} else if !g.Spherical {
+		op = "$near"
+	}
+	bounds := bson.D{}
+	if g.MinDistance.Type != 0 {
+		bounds = append(bounds, bson.E{Key: "$minDistance", Value: g.MinDistance})
+	}
+	if g.MaxDistance.Type != 0 {
+		bounds = append(bounds, bson.E{Key: "$maxDistance", Value: g.MaxDistance})
+	}
+	if near != nil {
+		return bson.D{{Key: op, Value: append(near, bounds...)}}
+	}
+	return append(bson.D{{Key: op, Value: g.Near}}, bounds...)
+}
+
 // geoNearStage is $geoNear: it sets distanceField (times
 // distanceMultiplier) and includeLocs from the distance and location the
 // scan measured for each document.

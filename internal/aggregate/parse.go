@@ -369,6 +369,7 @@ func init() {
 		"$fill":                  (*parser).parseFill,
 		"$densify":               (*parser).parseDensify,
 		"$_internalUnpackBucket": plain(parseUnpackBucket),
+		computeGeoDistance:       plain(parseGeoDistance),
 		applyOplogUpdate:         plain(parseApplyOplogUpdate),
 		// Registered in every MongoDB build, used by its tests.
 		"$_internalInhibitOptimization": plain(parseInhibitOptimization),

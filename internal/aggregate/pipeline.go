@@ -393,6 +393,10 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	if p.noColl && len(stages) == 0 {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "{aggregate: 1} is not valid for an empty pipeline.")
 	}
+	stages, err := p.timeseriesGeoNear(stages)
+	if err != nil {
+		return nil, err
+	}
 	ss, err := p.pipeline(stages)
 	if err != nil {
 		return nil, err

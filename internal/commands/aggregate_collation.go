@@ -25,9 +25,10 @@ var collatedStages = map[string]bool{
 	"$lookup": true, "$graphLookup": true, "$unionWith": true, "$facet": true,
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$documents": true,
 	"$out": true, "$merge": true, "$collStats": true, "$indexStats": true, "$planCacheStats": true,
-	"$geoNear":                      true,
-	"$_internalInhibitOptimization": true,
-	"$_internalUnpackBucket":        true,
+	"$geoNear":                         true,
+	"$_internalInhibitOptimization":    true,
+	"$_internalUnpackBucket":           true,
+	"$_internalComputeGeoNearDistance": true,
 }
 
 // checkPipelineCollation refuses, under a collation other than simple, a

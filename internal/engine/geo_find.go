@@ -228,18 +228,8 @@ func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
 		ns.units = geo.EarthRadiusMeters
 	}
 	ns.dist = func(v bson.RawValue) (float64, bool) {
-		best := s1.InfAngle()
-		gs, err := geo.Geometries(v)
-		for _, g := range gs {
-			best = min(best, g.Distance(q.Center))
-		}
-		if err != nil {
-			// A 2d index's pairs may lie outside the sphere's bounds.
-			for _, p := range geo.SpherePoints(v) {
-				best = min(best, q.Center.Distance(p))
-			}
-		}
-		return float64(best), best < s1.InfAngle()
+		d, ok := geo.SphereDistance(v, q.Center)
+		return float64(d), ok
 	}
 	switch f := ix.flat; {
 	case f == nil:
@@ -575,8 +565,8 @@ func subtractRanges(ranges, done [][2]int64) (fresh, all [][2]int64) {
 func (s *geoNearSource) distance(doc bson.Raw) (float64, bson.RawValue, bool) {
 	q := s.ns.q
 	best, bestLoc, ok := math.Inf(1), bson.RawValue{}, false
-	_ = eachGeoValue(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, s.ns.parts, func(v bson.RawValue) error {
-		for _, loc := range locations(v) {
+	_ = geo.EachValue(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, s.ns.parts, func(v bson.RawValue) error {
+		for _, loc := range geo.Locations(v) {
 			if d, found := s.ns.dist(loc); found && d >= float64(q.Min) && d <= float64(q.Max) && d < best {
 				best, bestLoc, ok = d, loc, true
 			}
@@ -584,20 +574,6 @@ func (s *geoNearSource) distance(doc bson.Raw) (float64, bson.RawValue, bool) {
 		return nil
 	})
 	return best, bestLoc, ok
-}
-
-// locations are the locations of a field's value: each element of an
-// array of pairs or geometries (a multi-location field), else the value.
-// The closest one is the location $geoNear's includeLocs reports.
-func locations(v bson.RawValue) []bson.RawValue {
-	if v.Type != bson.TypeArray {
-		return []bson.RawValue{v}
-	}
-	vals, _ := v.Array().Values()
-	if len(vals) == 0 || vals[0].Type != bson.TypeArray && vals[0].Type != bson.TypeEmbeddedDocument {
-		return []bson.RawValue{v}
-	}
-	return vals
 }
 
 // Meta carries the distance and location of the document Next returned
@@ -652,26 +628,7 @@ func geoNearFilter(c *Collection, g *aggregate.GeoNear) (bson.Raw, error) {
 			return nil, mongoerr.New(mongoerr.IndexNotFound, "$geoNear requires a 2d or 2dsphere index, but none were found")
 		}
 	}
-	op := "$nearSphere"
-	var near bson.D
-	if d, ok := g.Near.DocumentOK(); ok && d.Lookup("type").Type == bson.TypeString {
-		near = bson.D{{Key: "$geometry", Value: g.Near}}
-	} else if !g.Spherical {
-		op = "$near"
-	}
-	bounds := bson.D{}
-	if g.MinDistance.Type != 0 {
-		bounds = append(bounds, bson.E{Key: "$minDistance", Value: g.MinDistance})
-	}
-	if g.MaxDistance.Type != 0 {
-		bounds = append(bounds, bson.E{Key: "$maxDistance", Value: g.MaxDistance})
-	}
-	var cond bson.D
-	if near != nil {
-		cond = bson.D{{Key: op, Value: append(near, bounds...)}}
-	} else {
-		cond = append(bson.D{{Key: op, Value: g.Near}}, bounds...)
-	}
+	cond := g.NearCondition()
 	clauses := bson.A{bson.D{{Key: key, Value: cond}}}
 	if len(g.Query) > 5 {
 		clauses = append(bson.A{g.Query}, clauses...)

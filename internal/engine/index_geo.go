@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -111,7 +110,7 @@ func (ix *Index) raiseCoarseCells(keys []indexKey) bool {
 func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([]bson.RawValue, error) {
 	var out []bson.RawValue
 	var found []bson.RawValue
-	eachGeoValue(root, f.Parts, func(v bson.RawValue) error { found = append(found, v); return nil })
+	geo.EachValue(root, f.Parts, func(v bson.RawValue) error { found = append(found, v); return nil })
 	if len(found) == 1 && !f.Flat && (found[0].Type == bson.TypeEmbeddedDocument || found[0].Type == bson.TypeArray) {
 		if vals, _ := bson.Raw(found[0].Value).Values(); len(vals) == 0 {
 			// getS2Keys: a field whose one value is an empty document
@@ -145,37 +144,6 @@ func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([
 		}
 	}
 	return out, nil
-}
-
-// eachGeoValue calls fn with each value at parts below v, the values a geo
-// index keys and a geo query reads: an array on the way is entered at the
-// position a numeric part names when it has one, else through its
-// documents; the value at the end is passed whole.
-func eachGeoValue(v bson.RawValue, parts []string, fn func(bson.RawValue) error) error {
-	if len(parts) == 0 {
-		return fn(v)
-	}
-	switch v.Type {
-	case bson.TypeEmbeddedDocument:
-		if child, err := v.Document().LookupErr(parts[0]); err == nil {
-			return eachGeoValue(child, parts[1:], fn)
-		}
-	case bson.TypeArray:
-		if n, err := strconv.Atoi(parts[0]); err == nil && n >= 0 {
-			if child, err := v.Array().IndexErr(uint(n)); err == nil {
-				return eachGeoValue(child, parts[1:], fn)
-			}
-		}
-		elems, _ := v.Array().Values()
-		for _, el := range elems {
-			if el.Type == bson.TypeEmbeddedDocument {
-				if err := eachGeoValue(el, parts, fn); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // flatKeys appends the geohashes of the locations of v to out, as

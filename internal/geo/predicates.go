@@ -2,6 +2,7 @@ package geo
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
@@ -249,4 +250,66 @@ func lineMeets(l s2.Polyline, g *Geometry) bool {
 		}
 	}
 	return false
+}
+
+// EachValue calls fn with each value at parts below v, the values a geo
+// index keys and a geo query reads: an array on the way is entered at the
+// position a numeric part names when it has one, else through its
+// documents; the value at the end is passed whole.
+func EachValue(v bson.RawValue, parts []string, fn func(bson.RawValue) error) error {
+	if len(parts) == 0 {
+		return fn(v)
+	}
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		if child, err := v.Document().LookupErr(parts[0]); err == nil {
+			return EachValue(child, parts[1:], fn)
+		}
+	case bson.TypeArray:
+		if n, err := strconv.Atoi(parts[0]); err == nil && n >= 0 {
+			if child, err := v.Array().IndexErr(uint(n)); err == nil {
+				return EachValue(child, parts[1:], fn)
+			}
+		}
+		elems, _ := v.Array().Values()
+		for _, el := range elems {
+			if el.Type == bson.TypeEmbeddedDocument {
+				if err := EachValue(el, parts, fn); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Locations are the locations of a field's value: each element of an
+// array of pairs or geometries (a multi-location field), else the value.
+// The closest one is the location $geoNear's includeLocs reports.
+func Locations(v bson.RawValue) []bson.RawValue {
+	if v.Type != bson.TypeArray {
+		return []bson.RawValue{v}
+	}
+	vals, _ := v.Array().Values()
+	if len(vals) == 0 || vals[0].Type != bson.TypeArray && vals[0].Type != bson.TypeEmbeddedDocument {
+		return []bson.RawValue{v}
+	}
+	return vals
+}
+
+// SphereDistance is the angle from c to the closest of v's geometries
+// (legacy pairs on the sphere included, as a value a 2d index keys may
+// hold pairs outside it); ok is false when v holds none.
+func SphereDistance(v bson.RawValue, c s2.Point) (d s1.Angle, ok bool) {
+	best := s1.InfAngle()
+	gs, err := Geometries(v)
+	for _, g := range gs {
+		best = min(best, g.Distance(c))
+	}
+	if err != nil {
+		for _, p := range SpherePoints(v) {
+			best = min(best, c.Distance(p))
+		}
+	}
+	return best, best < s1.InfAngle()
 }

@@ -1480,6 +1480,24 @@ const (
 	GeoNearIncludeLocsNotString Code = 16607
 	// GeoNearNotAllowedHere: $near or $nearSphere where results are not sorted by distance (an aggregation's $match).
 	GeoNearNotAllowedHere Code = 5626500
+	// TimeseriesGeoNearNoKey: a $geoNear on a time series collection without 'key'.
+	TimeseriesGeoNearNoKey Code = 5892921
+	// TimeseriesGeoNearQuery: a $geoNear on a time series collection with a 'query'.
+	TimeseriesGeoNearQuery Code = 1938439
+	// TimeseriesGeoNearIncludeLocs: a $geoNear on a time series collection's measurement with 'includeLocs'.
+	TimeseriesGeoNearIncludeLocs Code = 5860208
+	// TimeseriesGeoNearUnparsable: a $geoNear on a time series collection's measurement whose near and bounds make no $near query.
+	TimeseriesGeoNearUnparsable Code = 6330900
+	// GeoDistanceKeyNotString: $_internalComputeGeoNearDistance without a string 'key'.
+	GeoDistanceKeyNotString Code = 5874500
+	// GeoDistanceNearNotObject: $_internalComputeGeoNearDistance without an object or array 'near'.
+	GeoDistanceNearNotObject Code = 5874501
+	// GeoDistanceFieldNotString: $_internalComputeGeoNearDistance without a string 'distanceField'.
+	GeoDistanceFieldNotString Code = 5874502
+	// GeoDistanceMultiplierNotNumber: $_internalComputeGeoNearDistance without a numeric 'distanceMultiplier'.
+	GeoDistanceMultiplierNotNumber Code = 5874503
+	// GeoDistanceArgCount: $_internalComputeGeoNearDistance with other than its four arguments.
+	GeoDistanceArgCount Code = 5874510
 	// GeoNearMixedWithOperators: $near or $nearSphere beside an operator other than $minDistance and $maxDistance.
 	GeoNearMixedWithOperators Code = 34413
 	// NearMinDistanceNotNumber: a legacy $near or $nearSphere whose $minDistance is not a number.
