@@ -265,10 +265,10 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec, sparseGiven bool) error {
 	}
 	// A text index is refused first, then a key with no buckets' form is
 	// MongoDB's CannotCreateIndex (its createIndexes conversion wraps the
-	// mapping's status); a 2dsphere key on a measurement field is one
-	// Folio does not build yet. A key on a measurement field indexes its
+	// mapping's status). A key on a measurement field indexes its
 	// buckets' control.min and control.max of it, which the bucket filter
-	// bounds (timeseries.BucketFilter).
+	// bounds (timeseries.BucketFilter); a 2dsphere key on one, the points
+	// of its column (2dsphere_bucket).
 	if fts.IsTextKey(spec.Key) {
 		return mongoerr.New(mongoerr.InvalidOptions, "Text indexes are not supported on time-series collections")
 	}
@@ -276,9 +276,6 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec, sparseGiven bool) error {
 	if err != nil {
 		e := mongoerr.As(err)
 		return mongoerr.New(mongoerr.CannotCreateIndex, "%s: %s", e.Code.Name(), e.Msg)
-	}
-	if f, ok := timeseries.GeoMeasurement(key); ok {
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not build 2dsphere indexes on time series measurements (%q) yet", f)
 	}
 	spec.Key = key
 	return nil

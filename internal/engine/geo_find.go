@@ -35,7 +35,7 @@ import (
 func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Index, enc []byte, unpinned *Index) {
 	for _, ix := range ixs {
 		g := ix.geoField()
-		if ix.Hidden || g < 0 || ix.Fields[g].Path != path || ix.Fields[g].Flat != flat {
+		if ix.Hidden || g < 0 || ix.Fields[g].Path != path || ix.Fields[g].Flat != flat || ix.Fields[g].GeoBucket {
 			continue
 		}
 		var fields []string
@@ -607,7 +607,7 @@ func geoNearFilter(c *Collection, g *aggregate.GeoNear) (bson.Raw, error) {
 		// 2dsphere index; two of the kind it looks at are ambiguous.
 		var flat, sphere []string
 		for _, ix := range c.Indexes() {
-			if f := ix.geoField(); f >= 0 && !ix.Hidden {
+			if f := ix.geoField(); f >= 0 && !ix.Hidden && !ix.Fields[f].GeoBucket {
 				if ix.Fields[f].Flat {
 					flat = append(flat, ix.Fields[f].Path)
 				} else {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -22,6 +23,49 @@ import (
 // A 2d field's keys are the geohashes (geo.Flat, as NumberLongs with the
 // top bit flipped) of the legacy pairs at its path (flatKeys); a document
 // without one is not indexed.
+
+// A 2dsphere_bucket field (bucketGeoPlugin) is a time series buckets'
+// index of a measurement's 2dsphere index: its keys are the leaf cells of
+// the points of the bucket's column at its path (bucketGeoKeys), as
+// MongoDB keys the column's points as one MultiPoint.
+
+// bucketGeoPlugin is the index type of a buckets' field keyed by its
+// column's points.
+const bucketGeoPlugin = "2dsphere_bucket"
+
+// bucketGeoKeys are the keys of the columns cols of a bucket: each
+// measurement's value must be a geometry (183934) and a point (183493),
+// as MongoDB's getS2BucketKeys requires.
+func bucketGeoKeys(cols []bson.RawValue) ([]bson.RawValue, error) {
+	var cells []s2.CellID
+	for _, col := range cols {
+		d, ok := col.DocumentOK()
+		if !ok {
+			continue
+		}
+		vals, err := d.Values()
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vals {
+			g, err := geo.Parse(v)
+			if err != nil {
+				return nil, mongoerr.New(mongoerr.BucketGeoExtractKeys, "Can't extract geo keys: %v", err)
+			}
+			if g.Type != "Point" {
+				return nil, mongoerr.New(mongoerr.BucketGeoNotPoint, "Time-series collections '2dsphere' indexes only support point data")
+			}
+			cells = append(cells, g.IndexCells()...)
+		}
+	}
+	slices.Sort(cells)
+	cells = slices.Compact(cells)
+	out := make([]bson.RawValue, len(cells))
+	for i, c := range cells {
+		out[i] = bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, int64(c))}
+	}
+	return out, nil
+}
 
 // geoField is the position of ix's 2dsphere or 2d field, or -1.
 func (ix *Index) geoField() int {
@@ -117,6 +161,9 @@ func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([
 			// or array holds no geometry, as null does.
 			return nil, nil
 		}
+	}
+	if f.GeoBucket {
+		return bucketGeoKeys(found)
 	}
 	for _, v := range found {
 		if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {

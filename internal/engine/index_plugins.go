@@ -21,6 +21,9 @@ func pluginField(path, plugin string) (IndexField, error) {
 	case "2dsphere":
 		f.Geo = true
 		return f, nil
+	case bucketGeoPlugin:
+		f.Geo, f.GeoBucket = true, true
+		return f, nil
 	case "2d":
 		f.Flat = true
 		return f, nil

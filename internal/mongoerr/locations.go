@@ -1480,6 +1480,10 @@ const (
 	GeoNearIncludeLocsNotString Code = 16607
 	// GeoNearNotAllowedHere: $near or $nearSphere where results are not sorted by distance (an aggregation's $match).
 	GeoNearNotAllowedHere Code = 5626500
+	// BucketGeoExtractKeys: a measurement under a time series collection's 2dsphere index that is no geometry.
+	BucketGeoExtractKeys Code = 183934
+	// BucketGeoNotPoint: a measurement under a time series collection's 2dsphere index that is a geometry other than a point.
+	BucketGeoNotPoint Code = 183493
 	// TimeseriesGeoNearNoKey: a $geoNear on a time series collection without 'key'.
 	TimeseriesGeoNearNoKey Code = 5892921
 	// TimeseriesGeoNearQuery: a $geoNear on a time series collection with a 'query'.

@@ -33,6 +33,11 @@ type Field struct {
 	// Geo marks a 2dsphere field: its keys are S2 cell ids; Flat a 2d
 	// field: its keys are geohashes.
 	Geo, Flat bool
+	// GeoBucket, on a Geo field, marks a time series buckets' index of a
+	// measurement (2dsphere_bucket): its keys are the cells of the points
+	// of the bucket's column at Path, which no query of the column as one
+	// value can read.
+	GeoBucket bool
 }
 
 // Index is an index as the planner sees it.

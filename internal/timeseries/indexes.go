@@ -87,25 +87,14 @@ func appendControlPair(d bson.D, f string, v bson.RawValue) bson.D {
 	return append(d, lo, hi)
 }
 
-// GeoMeasurement is the measurement field of a 2dsphere key of key, a
-// buckets' index key (BucketIndexKey), if it has one.
-func GeoMeasurement(key bson.Raw) (string, bool) {
-	elems, _ := key.Elements()
-	for _, el := range elems {
-		if s, ok := el.Value().StringValueOK(); ok && s == bucketGeo {
-			return strings.TrimPrefix(el.Key(), "data."), true
-		}
-	}
-	return "", false
-}
-
 // UserIndexKey is the key on the measurements of a buckets' index key,
 // as MongoDB's createTimeseriesIndexSpecFromBucketsIndexSpec maps it back
 // for listIndexes: control.min.<timeField> is the time field in its
 // direction (control.max.<timeField> adds nothing), meta and meta.<path>
 // the metaField, and a control.min.<f>, control.max.<f> pair of one
 // ascending direction (control.max then control.min when descending) the
-// measurement field f. ok is false for any other key, an index no user
+// measurement field f, and a data.<f> 2dsphere_bucket key f's 2dsphere
+// key. ok is false for any other key, an index no user
 // index of the measurements has (listIndexes leaves it out).
 func UserIndexKey(o Options, key bson.Raw) (bson.Raw, bool) {
 	elems, err := key.Elements()
@@ -125,6 +114,8 @@ func UserIndexKey(o Options, key bson.Raw) (bson.Raw, bool) {
 		case k == maxTime:
 		case o.MetaField != "" && (k == "meta" || strings.HasPrefix(k, "meta.")):
 			d = append(d, bson.E{Key: o.MetaField + k[len("meta"):], Value: v})
+		case strings.HasPrefix(k, "data.") && v.Type == bson.TypeString && v.StringValue() == bucketGeo:
+			d = append(d, bson.E{Key: k[len("data."):], Value: "2dsphere"})
 		default:
 			if i+1 == len(elems) {
 				return nil, false

@@ -310,6 +310,9 @@ func TestUserIndexKeys(t *testing.T) {
 		{bson.D{{Key: "control.min.t", Value: "hashed"}}, nil},
 		{bson.D{{Key: "_id", Value: int32(1)}}, nil},
 		{bson.D{{Key: "data.y", Value: int32(1)}, {Key: "control.min.y", Value: int32(1)}}, nil},
+		{bson.D{{Key: "data.loc", Value: "2dsphere_bucket"}}, bson.D{{Key: "loc", Value: "2dsphere"}}},
+		{bson.D{{Key: "meta", Value: int32(1)}, {Key: "data.a.b", Value: "2dsphere_bucket"}}, bson.D{{Key: "m", Value: int32(1)}, {Key: "a.b", Value: "2dsphere"}}},
+		{bson.D{{Key: "data.loc", Value: "2dsphere"}}, nil},
 	} {
 		got, ok := UserIndexKey(o, doc(t, tc.bucket))
 		switch {

@@ -129,3 +129,89 @@ func TestTimeseriesGeoNear(t *testing.T) {
 		requireCode(t, err, c.code, "")
 	}
 }
+
+// TestTimeseriesGeoIndex: a 2dsphere index on a measurement is, as in
+// MongoDB 7.0, an index of its buckets' column (data.<f>: 2dsphere_bucket)
+// keyed by the column's points, built over the buckets already there and
+// kept by inserts, which it refuses a value that is no point (183934, or
+// 183493 for another geometry); listIndexes shows the user's key, and the
+// index hinted finds what a plain collection's $geoWithin finds.
+func TestTimeseriesGeoIndex(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsgeoindex")
+	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
+	if err := db.CreateCollection(ctx, "ts", opts); err != nil {
+		t.Fatal(err)
+	}
+	ts, plain := db.Collection("ts"), db.Collection("plain")
+	t0 := time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
+	point := func(i int) bson.D {
+		d := bson.D{{Key: "_id", Value: i}, {Key: "t", Value: t0.Add(time.Duration(i) * time.Minute)}, {Key: "m", Value: i % 3}}
+		if i%5 != 4 {
+			d = append(d, bson.E{Key: "loc", Value: bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{float64(i%13) - 6, float64(i%9) - 4}}}})
+		}
+		return d
+	}
+	insert := func(from, to int) {
+		var docs []any
+		for i := from; i < to; i++ {
+			docs = append(docs, point(i))
+		}
+		for _, c := range []*mongo.Collection{ts, plain} {
+			if _, err := c.InsertMany(ctx, docs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	insert(0, 150)
+	if _, err := ts.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "loc", Value: "2dsphere"}}}); err != nil {
+		t.Fatal(err)
+	}
+	insert(150, 300)
+
+	var keys []string
+	cur, err := ts.Indexes().List(ctx)
+	for _, spec := range cursorDocs(t, cur, err, "listIndexes", nil) {
+		keys = append(keys, spec.Lookup("key").String())
+	}
+	if !slices.Contains(keys, `{"loc": "2dsphere"}`) {
+		t.Errorf("listIndexes keys %v", keys)
+	}
+	if !testAuth() {
+		var bkeys []string
+		cur, err := db.Collection("system.buckets.ts").Indexes().List(ctx)
+		for _, spec := range cursorDocs(t, cur, err, "listIndexes", nil) {
+			bkeys = append(bkeys, spec.Lookup("key").String())
+		}
+		if !slices.Contains(bkeys, `{"data.loc": "2dsphere_bucket"}`) {
+			t.Errorf("buckets' listIndexes keys %v", bkeys)
+		}
+	}
+
+	for _, f := range []bson.D{
+		{{Key: "loc", Value: bson.D{{Key: "$geoWithin", Value: bson.D{{Key: "$centerSphere", Value: bson.A{bson.A{0, 0}, 0.05}}}}}}},
+		{{Key: "loc", Value: bson.D{{Key: "$geoIntersects", Value: bson.D{{Key: "$geometry", Value: bson.D{{Key: "type", Value: "Polygon"},
+			{Key: "coordinates", Value: bson.A{bson.A{bson.A{-3, -3}, bson.A{2, -3}, bson.A{2, 1}, bson.A{-3, 1}, bson.A{-3, -3}}}}}}}}}}},
+	} {
+		got := ids(findAll(t, ts, f, options.Find().SetHint(bson.D{{Key: "loc", Value: "2dsphere"}})))
+		want := ids(findAll(t, plain, f))
+		slices.Sort(got)
+		slices.Sort(want)
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%v hinting the index: %v, the plain collection's %v", f, got, want)
+		}
+	}
+
+	for _, c := range []struct {
+		loc  any
+		code int
+	}{
+		{5, 183934},
+		{bson.D{{Key: "type", Value: "Polygon"}, {Key: "coordinates", Value: bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 0}}}}, 183934},
+		{bson.D{{Key: "type", Value: "LineString"}, {Key: "coordinates", Value: bson.A{bson.A{0, 0}, bson.A{1, 0}}}}, 183493},
+	} {
+		_, err := ts.InsertOne(ctx, bson.D{{Key: "t", Value: t0}, {Key: "loc", Value: c.loc}})
+		requireCode(t, err, c.code, "")
+	}
+}
