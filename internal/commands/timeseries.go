@@ -383,6 +383,17 @@ func withBucketFilter(stages []bson.Raw, oneSchema bool) []bson.Raw {
 	if len(stages) < 2 || Name(stages[0]) != timeseries.UnpackStage || Name(stages[1]) != "$match" {
 		return stages
 	}
+	if text, rest, ok := splitText(stages[1]); ok {
+		// A $text condition reads no field: MongoDB's
+		// splitMatchOnMetaAndRename moves it before the unpacking, where
+		// it searches the buckets' text index (a time series collection
+		// has none: IndexNotFound).
+		after := append([]bson.Raw{stages[0]}, stages[2:]...)
+		if rest != nil {
+			after = append([]bson.Raw{stages[0], rest}, stages[2:]...)
+		}
+		return append([]bson.Raw{text}, withBucketFilter(after, oneSchema)...)
+	}
 	o, err := timeseries.ParseUnpackSpec(stages[0].Lookup(timeseries.UnpackStage).Document())
 	if err != nil {
 		return stages
@@ -397,6 +408,30 @@ func withBucketFilter(stages []bson.Raw, oneSchema bool) []bson.Raw {
 		return stages
 	}
 	return append([]bson.Raw{marshal(bson.D{{Key: "$match", Value: f}})}, stages...)
+}
+
+// splitText splits a $match stage whose filter has $text at its top level
+// into a $match of the $text condition and a $match of the others (nil
+// when there are none).
+func splitText(match bson.Raw) (text, rest bson.Raw, ok bool) {
+	filter, isDoc := match.Lookup("$match").DocumentOK()
+	if !isDoc || filter.Lookup("$text").Type == 0 {
+		return nil, nil, false
+	}
+	elems, _ := filter.Elements()
+	var t, r bson.D
+	for _, el := range elems {
+		if el.Key() == "$text" {
+			t = append(t, bson.E{Key: el.Key(), Value: el.Value()})
+		} else {
+			r = append(r, bson.E{Key: el.Key(), Value: el.Value()})
+		}
+	}
+	text = marshal(bson.D{{Key: "$match", Value: t}})
+	if len(r) > 0 {
+		rest = marshal(bson.D{{Key: "$match", Value: r}})
+	}
+	return text, rest, true
 }
 
 // openBuckets remembers, per buckets collection and meta value, the

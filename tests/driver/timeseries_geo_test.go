@@ -215,3 +215,32 @@ func TestTimeseriesGeoIndex(t *testing.T) {
 		requireCode(t, err, c.code, "")
 	}
 }
+
+// TestTimeseriesTextSearch: a $text condition on a time series collection
+// runs before the unpacking, on the buckets, which have no text index (a
+// time series collection refuses one): IndexNotFound, as MongoDB 7.0's
+// splitMatchOnMetaAndRename gives it, not the 17313 of a $text after a
+// view's stages (jstests/core/timeseries/timeseries_text_geonear_disallowed.js).
+func TestTimeseriesTextSearch(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tstext")
+	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
+	if err := db.CreateCollection(ctx, "ts", opts); err != nil {
+		t.Fatal(err)
+	}
+	ts := db.Collection("ts")
+	if _, err := ts.InsertOne(ctx, bson.D{{Key: "t", Value: time.Now()}, {Key: "m", Value: bson.D{{Key: "descr", Value: "1"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ts.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "m.descr", Value: "text"}}})
+	requireCode(t, err, 72, "InvalidOptions")
+	text := bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "1"}}}}
+	_, err = ts.Find(ctx, text)
+	requireCode(t, err, 27, "IndexNotFound")
+	_, err = aggregateResult(ts, mongo.Pipeline{{{Key: "$match", Value: append(text, bson.E{Key: "x", Value: 1})}}})
+	requireCode(t, err, 27, "IndexNotFound")
+	// Elsewhere than first, $text is refused as in any pipeline.
+	_, err = aggregateResult(ts, mongo.Pipeline{{{Key: "$limit", Value: 1}}, {{Key: "$match", Value: text}}})
+	requireCode(t, err, 17313, "")
+}
