@@ -71,7 +71,8 @@ func specError(doc bson.Raw, code mongoerr.Code, format string, args ...any) err
 // rules hold of an {_id: 1} key unless onMeasurements: a key on a time
 // series collection's measurements, where MongoDB maps _id to the
 // buckets' control.min._id and control.max._id before it validates the
-// specification (makeTimeseriesCreateIndexesCommand).
+// specification (makeTimeseriesCreateIndexesCommand), which also refuses
+// a partial filter that is not an object (10065) first.
 func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.IndexSpec, error) {
 	if ignoreUnknown {
 		doc = withoutUnknownIndexFields(doc)
@@ -84,6 +85,12 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.In
 	elems, err := doc.Elements()
 	if err != nil {
 		return spec, mongoerr.New(mongoerr.InvalidBSON, "invalid index specification: %v", err)
+	}
+	// makeTimeseriesCreateIndexesCommand reads a partial filter on the
+	// measurements as an object (BSONElement::Obj) before the
+	// specification is validated.
+	if v := doc.Lookup("partialFilterExpression"); onMeasurements && v.Type != 0 && v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
+		return spec, mongoerr.ExpectedObject("partialFilterExpression")
 	}
 	for _, el := range elems {
 		if _, known := indexSpecFields[el.Key()]; !known {

@@ -655,6 +655,11 @@ func TestTimeseriesIndexKeyMapping(t *testing.T) {
 		_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tc.key})
 		requireCode(t, err, tc.code, "")
 	}
+	// A partial filter that is no object is refused as the conversion to
+	// the buckets reads it, before the specification's validation (14 on
+	// a plain collection; timeseries_index_partial.js).
+	partial := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "k"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "y", Value: 1}}}, {Key: "name", Value: "y_1"}, {Key: "partialFilterExpression", Value: 123}}}}})
+	requireError(t, partial.Err(), 10065, "", "invalid parameter: expected an object (partialFilterExpression)")
 	// The sparse option, true or false, is refused on a key with a
 	// measurement field and taken on the time and meta fields
 	// (makeTimeseriesCreateIndexesCommand; jstests/core/timeseries/ddl/
