@@ -114,6 +114,18 @@ type arrays struct {
 	multikey bool
 }
 
+// at reports whether field i's path may have held an array at component c
+// (its first c+1 parts).
+func (a arrays) at(i, c int) bool {
+	if !a.multikey {
+		return false
+	}
+	if a.ix == nil || i >= len(a.ix.FieldArrays) {
+		return true
+	}
+	return a.ix.FieldArrays[i]&(1<<min(c, 63)) != 0
+}
+
 // field reports whether field i may have held an array.
 func (a arrays) field(i int) bool {
 	if !a.multikey {
@@ -125,24 +137,21 @@ func (a arrays) field(i int) bool {
 	return a.ix.FieldArrays[i] != 0
 }
 
-// within reports whether field i's path may have held an array within its
-// first n components.
-func (a arrays) within(i, n int) bool {
-	if !a.field(i) || a.ix == nil || i >= len(a.ix.FieldArrays) {
-		return a.field(i)
+// deepestShared is the deepest component of the start the paths of fields
+// i and k share at which an array may have been met (both run through it),
+// -1 when none may.
+func (a arrays) deepestShared(fields []Field, i, k int) int {
+	for c := sharedParts(fields[i], fields[k]) - 1; c >= 0; c-- {
+		if a.at(i, c) || a.at(k, c) {
+			return c
+		}
 	}
-	if n >= 64 {
-		return true
-	}
-	return a.ix.FieldArrays[i]&(1<<n-1) != 0
+	return -1
 }
 
 // shared reports whether fields i and k may run through one array: one
 // along the start their paths share.
-func (a arrays) shared(fields []Field, i, k int) bool {
-	n := sharedParts(fields[i], fields[k])
-	return n > 0 && (a.within(i, n) || a.within(k, n))
-}
+func (a arrays) shared(fields []Field, i, k int) bool { return a.deepestShared(fields, i, k) >= 0 }
 
 // sharedParts is how many parts f's and g's paths start with alike.
 func sharedParts(f, g Field) int {

@@ -665,20 +665,22 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 // fields before it (from). Where field i and a bounded field may run
 // through one array along the start of their paths, their values in one
 // key lie in one element of it, so only a condition within the same
-// $elemMatch on exactly their shared path may bound field i: two
-// conditions elsewhere may be met by different elements (MongoDB
-// compounds such bounds only under $elemMatch).
+// $elemMatch, on a path below the deepest such array and within what the
+// two paths share, may bound field i: conditions elsewhere may be met by
+// different elements (MongoDB compounds such bounds only under
+// $elemMatch).
 func pairedLeaves(leaves []*query.Node, fields []Field, arr arrays, from []*query.Node, i int) []*query.Node {
 	out := leaves
 	for j, src := range from[:i] {
-		if src == nil || !arr.shared(fields, i, j) {
+		deepest := arr.deepestShared(fields, i, j)
+		if src == nil || deepest < 0 {
 			continue
 		}
-		shared := strings.Join(fields[i].Parts[:sharedParts(fields[i], fields[j])], ".")
 		var kept []*query.Node
-		for _, n := range out {
-			if n.Within != nil && n.Within == src.Within && n.Within.Path == shared {
-				kept = append(kept, n)
+		for _, l := range out {
+			// (the $elemMatch's path starts both fields' paths)
+			if l.Within != nil && l.Within == src.Within && strings.Count(l.Within.Path, ".")+1 > deepest {
+				kept = append(kept, l)
 			}
 		}
 		out = kept
