@@ -531,6 +531,10 @@ func TestForceNonUnique(t *testing.T) {
 		t.Fatalf("duplicate after forceNonUnique: %v", err)
 	}
 	// its collMod entry names the option, as makeCollModCmdObj writes it
+	// (on TiKV, once moved into place)
+	if _, err := e.MaintainOplog(); err != nil {
+		t.Fatal(err)
+	}
 	entries, _ := oplogOf(t, e)
 	var logged bson.Raw
 	for _, ent := range entries {
