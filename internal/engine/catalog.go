@@ -497,10 +497,14 @@ func (e *Engine) lookup(txn *Txn, db, name string) *Collection {
 }
 
 // newCollection makes the catalog entry of a new collection with a fresh
-// id, for the caller to store or discard.
-func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[16]byte) (*Collection, error) {
-	if err := ValidateNamespace(db, name); err != nil {
-		return nil, err
+// id, for the caller to store or discard. Its name is one a client may
+// create (ValidateNamespace) unless own: the server's own namespace
+// (PutOwn), which clients may not create.
+func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[16]byte, own bool) (*Collection, error) {
+	if !own {
+		if err := ValidateNamespace(db, name); err != nil {
+			return nil, err
+		}
 	}
 	if e.IsOplog(db, name) {
 		// the engine's own, outside the catalog: nothing may shadow it
@@ -569,12 +573,13 @@ func (e *Engine) allocCollID() (uint32, error) {
 }
 
 // createLocked adds a collection, or returns the one of that name another
-// frontend created meanwhile; the caller holds e.cat.mu.
-func (e *Engine) createLocked(db, name string, opts CollectionOptions, uuid *[16]byte) (*Collection, error) {
+// frontend created meanwhile; the caller holds e.cat.mu. own is
+// newCollection's.
+func (e *Engine) createLocked(db, name string, opts CollectionOptions, uuid *[16]byte, own bool) (*Collection, error) {
 	if err := e.checkDBCase(db); err != nil {
 		return nil, err
 	}
-	coll, err := e.newCollection(db, name, opts, uuid)
+	coll, err := e.newCollection(db, name, opts, uuid, own)
 	if err != nil {
 		return nil, err
 	}
@@ -647,14 +652,19 @@ func (coll *Collection) entry(opts CollectionOptions, ixs []*Index) catalogEntry
 
 // CreateCollection creates a collection explicitly. Creating one that exists
 // with the same options succeeds, as in MongoDB 7; other options give
-// NamespaceExists.
+// NamespaceExists. A name no client may create is refused first, existing
+// or not (the server's own local.system.advise), as MongoDB's
+// createCollection checks userAllowedCreateNS before anything else.
 func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error {
+	if err := ValidateNamespace(db, name); err != nil {
+		return err
+	}
 	e.cat.mu.Lock()
 	defer e.cat.mu.Unlock()
 	c := e.cat.colls[nsKey(db, name)]
 	if c == nil {
 		var err error
-		if c, err = e.createLocked(db, name, opts, nil); err != nil {
+		if c, err = e.createLocked(db, name, opts, nil, false); err != nil {
 			return err
 		}
 	}
@@ -687,7 +697,7 @@ func (e *Engine) CreateCollectionWithUUID(db, name string, opts CollectionOption
 	if c := e.cat.byUUIDLocked(uuid); c != nil {
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not rename %s.%s, which has UUID %s, to %s.%s (applyOps create with ui)", c.DB, c.Name, uuidString(uuid), db, name)
 	}
-	_, err := e.createLocked(db, name, opts, &uuid)
+	_, err := e.createLocked(db, name, opts, &uuid, false)
 	return err
 }
 
@@ -749,7 +759,7 @@ func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create
 				e.cat.mu.Lock()
 				c = e.cat.colls[nsKey(db, name)]
 				if c == nil {
-					c, err = e.createLocked(db, name, CollectionOptions{}, nil)
+					c, err = e.createLocked(db, name, CollectionOptions{}, nil, false)
 				}
 				e.cat.mu.Unlock()
 			}

@@ -73,8 +73,7 @@ func CheckPreAndPostImagesNamespace(db string, on bool) error {
 // legalSystemNS reports whether a client may create db.name, a system.*
 // collection: admin.system.users and admin.system.roles, where access
 // control keeps users and roles, admin.system.version, where the
-// featureCompatibilityVersion is, admin.system.advise, where the advisor
-// keeps its observations, system.views, where each database keeps its
+// featureCompatibilityVersion is, system.views, where each database keeps its
 // views, system.profile, its profiler's, system.buckets.<name>, a time
 // series collection's buckets, and system.js, which MongoDB lets clients
 // write (stored functions).
@@ -83,7 +82,7 @@ func legalSystemNS(db, name string) bool {
 	case name == ViewsCollection, name == ProfileCollection, name == "system.js", strings.HasPrefix(name, timeseries.BucketsPrefix):
 		return true
 	}
-	return db == "admin" && (name == "system.users" || name == "system.roles" || name == "system.version" || name == AdviseCollection)
+	return db == "admin" && (name == "system.users" || name == "system.roles" || name == "system.version")
 }
 
 // DroppableSystemCollection reports whether the drop command may drop

@@ -345,10 +345,11 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 }
 
 // replicated reports whether c's changes are logged: those of a
-// replicated namespace (isReplicated) but the advisor's
-// admin.system.advise, rewritten every minute.
+// replicated namespace (isReplicated) but admin.system.advise, where
+// builds before local.system.advise kept the advisor's observations
+// unlogged, so that its removal at startup is not logged either.
 func (c *Collection) replicated() bool {
-	return IsReplicated(c.DB, c.Name) && !(c.DB == "admin" && c.Name == AdviseCollection)
+	return IsReplicated(c.DB, c.Name) && !(c.DB == LegacyAdviseDB && c.Name == AdviseCollection)
 }
 
 // IsReplicated is MongoDB's NamespaceString::isReplicated: the oplog logs

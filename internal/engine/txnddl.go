@@ -65,7 +65,7 @@ func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, erro
 	if t.ended {
 		return nil, mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
-	c, err := t.e.newCollection(db, name, opts, nil)
+	c, err := t.e.newCollection(db, name, opts, nil, false)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,12 @@ const maxUpsertAttempts = 3
 // Update applies one update statement to db.coll. Each matching document
 // is updated atomically on its own; Modified counts only real changes.
 func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
+	return e.update(db, coll, u, true)
+}
+
+// update is Update; user: the write is a client's, refused on a namespace
+// clients may not write (userWritable).
+func (e *Engine) update(db, coll string, u UpdateSpec, user bool) (UpdateResult, error) {
 	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions, u.Upsert)
 	if err != nil {
 		return UpdateResult{}, err
@@ -57,8 +63,10 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	if err := e.userWritable(db, coll); err != nil {
-		return UpdateResult{}, err
+	if user {
+		if err := e.userWritable(db, coll); err != nil {
+			return UpdateResult{}, err
+		}
 	}
 	c, err := e.writable(u.Ctx, u.Txn, db, coll, u.Upsert, cappedInTxn)
 	if err != nil || c == nil {

@@ -135,13 +135,47 @@ func TestAdviseSurvivesRestart(t *testing.T) {
 		t.Errorf("after a restart: %s", raw)
 	}
 	// Saving them is not logged in the oplog.
-	oplog := dial(t, second).Database("local").Collection("oplog.rs")
+	client = dial(t, second)
+	defer client.Disconnect(ctx)
+	oplog := client.Database("local").Collection("oplog.rs")
 	if logged := findAll(t, oplog, bson.D{{Key: "ns", Value: "advrestart.c"}}); len(logged) == 0 {
 		t.Fatal("the inserts are not in the oplog")
 	}
-	if logged := findAll(t, oplog, bson.D{{Key: "ns", Value: "admin.system.advise"}}); len(logged) != 0 {
-		t.Errorf("%d oplog entries of admin.system.advise", len(logged))
+	if logged := findAll(t, oplog, bson.D{{Key: "ns", Value: bson.D{{Key: "$regex", Value: `system\.advise`}}}}); len(logged) != 0 {
+		t.Errorf("%d oplog entries of the advisor's collection", len(logged))
 	}
+	// They are in local.system.advise, the server's own as MongoDB's
+	// local.system.* collections: listed, read, never in admin (which a
+	// whole-server mongodump takes), and no client's to create, write or
+	// drop.
+	saved := findAll(t, client.Database("local").Collection("system.advise"), bson.D{})
+	if len(saved) != 1 || saved[0].Lookup("_id").StringValue() != "local" {
+		t.Errorf("local.system.advise: %v", saved)
+	}
+	for db, want := range map[string]bool{"local": true, "admin": false} {
+		names, err := client.Database(db).ListCollectionNames(ctx, bson.D{{Key: "name", Value: "system.advise"}})
+		if err != nil || len(names) == 1 != want {
+			t.Errorf("%s listCollections: %v %v", db, names, err)
+		}
+	}
+	own := client.Database("local").Collection("system.advise")
+	const invalid = "Invalid system namespace: local.system.advise"
+	requireMessage := func(t *testing.T, err error, code int, msg string) {
+		t.Helper()
+		requireCode(t, err, code, "")
+		if !strings.Contains(err.Error(), msg) {
+			t.Errorf("got %v, want %q", err, msg)
+		}
+	}
+	_, err = own.InsertOne(ctx, bson.D{{Key: "x", Value: 1}})
+	requireMessage(t, err, 73, invalid)
+	_, err = own.UpdateOne(ctx, bson.D{{Key: "_id", Value: "local"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}})
+	requireMessage(t, err, 73, invalid)
+	_, err = own.DeleteOne(ctx, bson.D{{Key: "_id", Value: "local"}})
+	requireMessage(t, err, 73, invalid)
+	requireMessage(t, client.Database("local").RunCommand(ctx, bson.D{{Key: "create", Value: "system.advise"}}).Err(), 73, invalid)
+	requireMessage(t, client.Database("admin").RunCommand(ctx, bson.D{{Key: "create", Value: "system.advise"}}).Err(), 73, "Invalid system namespace: admin.system.advise")
+	requireCode(t, own.Drop(ctx), 20, "IllegalOperation")
 }
 
 // TestAdviseNeedsClusterMonitor: under access control, folioAdvise needs
