@@ -159,6 +159,10 @@ const BuildWaiting = -1
 // IndexBuildAlreadyInProgress (285).
 func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress BuildProgress) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
+	if err := clientSystemNS(db, coll); err != nil {
+		// runCreateIndexesWithCoordinator's userAllowedWriteNS, first
+		return res, err
+	}
 	if err := CheckNewSpecs(specs); err != nil {
 		return res, err
 	}

@@ -45,7 +45,16 @@ func (e *Engine) userWritable(db, coll string) error {
 		return mongoerr.New(mongoerr.InvalidNamespace, "cannot write to '%s.%s'", db, coll)
 	case e.IsOplog(db, coll):
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support writing to %s.%s: the server alone writes its oplog", db, coll)
-	case strings.HasPrefix(coll, "system."):
+	}
+	return clientSystemNS(db, coll)
+}
+
+// clientSystemNS refuses, as MongoDB's userAllowedWriteNS does with
+// userAllowedCreateNS's error, a client's write (documents or indexes) to
+// a system collection clients may not create, such as the server's own
+// local.system.advise.
+func clientSystemNS(db, coll string) error {
+	if strings.HasPrefix(coll, "system.") {
 		return ValidateCollName(db, coll)
 	}
 	return nil

@@ -174,6 +174,8 @@ func TestAdviseSurvivesRestart(t *testing.T) {
 	_, err = own.DeleteOne(ctx, bson.D{{Key: "_id", Value: "local"}})
 	requireMessage(t, err, 73, invalid)
 	requireMessage(t, client.Database("local").RunCommand(ctx, bson.D{{Key: "create", Value: "system.advise"}}).Err(), 73, invalid)
+	_, err = own.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}}})
+	requireMessage(t, err, 73, invalid)
 	requireMessage(t, client.Database("admin").RunCommand(ctx, bson.D{{Key: "create", Value: "system.advise"}}).Err(), 73, "Invalid system namespace: admin.system.advise")
 	requireCode(t, own.Drop(ctx), 20, "IllegalOperation")
 }
