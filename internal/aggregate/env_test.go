@@ -25,10 +25,12 @@ type memEnv struct {
 	// views are the stages of views, by "db.coll", which only the parse
 	// reads (ResolveView): Find reads no views.
 	views map[string][]bson.Raw
+	// bases are the collections views read, by "db.view".
+	bases map[string]string
 }
 
 func newMemEnv() *memEnv {
-	return &memEnv{colls: map[string][]bson.Raw{}, unique: map[string][]map[string]bool{}, views: map[string][]bson.Raw{}}
+	return &memEnv{colls: map[string][]bson.Raw{}, unique: map[string][]map[string]bool{}, views: map[string][]bson.Raw{}, bases: map[string]string{}}
 }
 
 // declareUnique declares unique indexes of db.coll by their key patterns.
@@ -219,11 +221,14 @@ func (m *memEnv) CollectionStats(db, coll string, scale int64) (CollStats, error
 	return st, nil
 }
 
-func (m *memEnv) ResolveView(db, coll string) ([]bson.Raw, bool, error) {
+func (m *memEnv) ResolveView(db, coll string) (string, []bson.Raw, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	stages, ok := m.views[db+"."+coll]
-	return stages, ok, nil
+	if !ok {
+		return coll, nil, false, nil
+	}
+	return m.bases[db+"."+coll], stages, true, nil
 }
 
 // PlanCacheStats: the in-memory Env plans nothing, so its caches are empty.

@@ -80,6 +80,30 @@ func (p *parser) timeseriesGeoNear(docs []bson.Raw) ([]bson.Raw, error) {
 	return append(out, rest...), nil
 }
 
+// subTimeseriesGeoNear is the collection a $lookup's or $unionWith's
+// sub-pipeline docs read from coll, and its stages, when coll is a time
+// series collection (its view's one stage the unpacking) and docs start
+// with $geoNear: MongoDB resolves the view into the sub-pipeline, the
+// unpacking then the $geoNear, and optimizes it as a top-level one
+// (timeseriesGeoNear), so the sub-pipeline reads the buckets with the
+// unpacking among its stages. Otherwise it is coll and docs: on another
+// view, the view's stages come first and the $geoNear fails (FindNear).
+func (p *parser) subTimeseriesGeoNear(coll string, docs []bson.Raw) (string, []bson.Raw, error) {
+	if p.opts.Env == nil || coll == "" || len(docs) == 0 || rawdoc.FirstKey(docs[0]) != "$geoNear" {
+		return coll, docs, nil
+	}
+	base, stages, isView, err := p.opts.Env.ResolveView(p.opts.DB, coll)
+	if err != nil || !isView || len(stages) != 1 || rawdoc.FirstKey(stages[0]) != timeseries.UnpackStage {
+		// A view that cannot be resolved fails when it is read.
+		return coll, docs, nil
+	}
+	out, err := p.timeseriesGeoNear(append([]bson.Raw{stages[0]}, docs...))
+	if err != nil {
+		return "", nil, err
+	}
+	return base, out, nil
+}
+
 // splitForMeasurements is the $geoNear g on a measurement as the stages
 // that follow the unpacking: the center and bounds read as its $near
 // condition reads them (spherical from a GeoJSON point or with spherical,

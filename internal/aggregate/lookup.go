@@ -48,7 +48,11 @@ const DefaultMaxIntermediateDocBytes = 100 * 1024 * 1024
 // side (the equality match and the sub-pipeline) in place of the
 // pipeline's (DocumentSourceLookUp's fromCollator).
 type lookupStage struct {
-	from         string
+	from string
+	// read is the collection the foreign side reads when it is not from:
+	// a time series collection's buckets, for a sub-pipeline starting
+	// with $geoNear (subTimeseriesGeoNear).
+	read         string
 	as           []string
 	localField   []string
 	foreignField string
@@ -208,7 +212,17 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		return nil, err
 	}
 	if havePipeline {
-		if s.pipeline, err = sp.pipeline(pipeline); err != nil {
+		// With localField, the equality match comes before the stages.
+		read, docs := s.from, pipeline
+		if !haveLocal {
+			if read, docs, err = sp.subTimeseriesGeoNear(s.from, pipeline); err != nil {
+				return nil, err
+			}
+		}
+		if read != s.from {
+			s.read = read
+		}
+		if s.pipeline, err = sp.pipeline(docs); err != nil {
 			return nil, err
 		}
 		// MongoDB puts the equality match before the pipeline's stages,
@@ -376,12 +390,12 @@ func (s *lookupStage) matches(doc bson.Raw, rt *runtime) (Source, error) {
 	case leadingGeoNear(pipeline) != nil:
 		var g *GeoNear
 		if g, err = leadingGeoNear(pipeline).searchFor(rt.withVars(vars).ectx); err == nil {
-			src, err = rt.findNear(s.from, g)
+			src, err = rt.findNear(s.foreign(), g)
 		}
 	default:
 		var filter bson.Raw
 		filter, pipeline = leadingText(pipeline)
-		src, err = rt.find(s.from, filter)
+		src, err = rt.find(s.foreign(), filter)
 	}
 	if err != nil {
 		return nil, err
@@ -390,6 +404,14 @@ func (s *lookupStage) matches(doc bson.Raw, rt *runtime) (Source, error) {
 		src = runStages(pipeline, src, rt.withVars(vars))
 	}
 	return src, nil
+}
+
+// foreign is the collection the foreign side reads.
+func (s *lookupStage) foreign() string {
+	if s.read != "" {
+		return s.read
+	}
+	return s.from
 }
 
 // lookupUnwindSource is a $lookup that unwinds its matches, as MongoDB's
@@ -525,7 +547,9 @@ func valuesAtPath(v bson.RawValue, path []string) []bson.RawValue {
 // unionWithStage is $unionWith: the input documents, then those of
 // another collection run through an optional pipeline.
 type unionWithStage struct {
-	coll     string
+	coll string
+	// read is the collection read when it is not coll, as lookupStage's.
+	read     string
 	pipeline []stage
 }
 
@@ -575,6 +599,13 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 	if err := sp.checkViewNesting(s.coll); err != nil {
 		return nil, err
 	}
+	read, docs, err := sp.subTimeseriesGeoNear(s.coll, docs)
+	if err != nil {
+		return nil, err
+	}
+	if read != s.coll {
+		s.read = read
+	}
 	if s.pipeline, err = sp.pipeline(docs); err != nil {
 		return nil, err
 	}
@@ -593,13 +624,17 @@ func (s *unionWithStage) run(in Source, rt *runtime) Source {
 		var src Source = &SliceSource{}
 		stages := s.pipeline
 		if s.coll != "" && !startsWithDocumentsStage(stages) {
+			coll := s.coll
+			if s.read != "" {
+				coll = s.read
+			}
 			var err error
 			if g := leadingGeoNear(stages); g != nil {
-				src, err = rt.findNear(s.coll, &g.search)
+				src, err = rt.findNear(coll, &g.search)
 			} else {
 				var filter bson.Raw
 				filter, stages = leadingText(stages)
-				src, err = rt.find(s.coll, filter)
+				src, err = rt.find(coll, filter)
 			}
 			if err != nil {
 				return nil, err

@@ -86,7 +86,7 @@ func (p *parser) checkViewNesting(coll string) error {
 	if p.opts.Env == nil || coll == "" {
 		return nil
 	}
-	stages, isView, err := p.opts.Env.ResolveView(p.opts.DB, coll)
+	_, stages, isView, err := p.opts.Env.ResolveView(p.opts.DB, coll)
 	if err != nil || !isView {
 		return nil
 	}

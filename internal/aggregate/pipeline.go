@@ -109,9 +109,9 @@ type Env interface {
 	// $planCacheStats shows them, without the host.
 	PlanCacheStats(db, coll string) ([]bson.Raw, error)
 	// ResolveView follows the chain of views db.coll names down to a
-	// collection: the stages the views apply, innermost first; isView is
-	// false for a collection (or a missing one).
-	ResolveView(db, coll string) (stages []bson.Raw, isView bool, err error)
+	// collection, base: the stages the views apply, innermost first;
+	// isView is false for a collection (or a missing one).
+	ResolveView(db, coll string) (base string, stages []bson.Raw, isView bool, err error)
 }
 
 // Output receives the documents that replace a collection ($out): they

@@ -122,8 +122,9 @@ func runCaseOn(c stageCase, coll string) ([]bson.Raw, *memEnv, error) {
 		env.declareUnique("test", name, keys)
 	}
 	for _, v := range c.Views {
-		under, _, _ := env.ResolveView("test", v.ViewOn)
+		base, under, _, _ := env.ResolveView("test", v.ViewOn)
 		env.views["test."+v.Name] = append(slices.Clone(under), v.Pipeline...)
+		env.bases["test."+v.Name] = base
 	}
 	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit, MaxDensifyDocs: c.MaxDensifyDocs,
 		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, MaxTopNBytes: c.MaxTopNBytes, WindowMemoryLimit: c.WindowMemory, DensifyMemoryLimit: c.DensifyMemory, GroupMemoryLimit: c.GroupMemory, AllowDiskUse: c.AllowDiskUse, FacetBufferBytes: c.FacetBuffer, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}

@@ -534,12 +534,11 @@ func (env engineEnv) FindNear(db, coll string, g *aggregate.GeoNear, c *collatio
 }
 
 // ResolveView follows db.coll's chain of views (Service.resolveView).
-func (env engineEnv) ResolveView(db, coll string) ([]bson.Raw, bool, error) {
+func (env engineEnv) ResolveView(db, coll string) (string, []bson.Raw, bool, error) {
 	if env.views == nil {
-		return nil, false, nil
+		return coll, nil, false, nil
 	}
-	_, stages, isView, err := env.views(db, coll)
-	return stages, isView, err
+	return env.views(db, coll)
 }
 
 // findView runs a view's stages (then a $match of filter) on base.

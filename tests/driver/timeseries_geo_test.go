@@ -244,3 +244,80 @@ func TestTimeseriesTextSearch(t *testing.T) {
 	_, err = aggregateResult(ts, mongo.Pipeline{{{Key: "$limit", Value: 1}}, {{Key: "$match", Value: text}}})
 	requireCode(t, err, 17313, "")
 }
+
+// TestTimeseriesGeoNearInSubPipeline: a $geoNear first in a $lookup's or
+// $unionWith's sub-pipeline on a time series collection runs as a
+// top-level one does (timeseries_geonear_lookup.js): MongoDB resolves the
+// collection's view into the sub-pipeline, the unpacking then the
+// $geoNear, and optimizes the pair as it does at the top level. On a view
+// of the collection with stages of its own, or after a $lookup's equality
+// match, the $geoNear is no longer first (40602).
+func TestTimeseriesGeoNearInSubPipeline(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsgeonearsub")
+	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
+	if err := db.CreateCollection(ctx, "ts", opts); err != nil {
+		t.Fatal(err)
+	}
+	ts, local := db.Collection("ts"), db.Collection("local")
+	if _, err := ts.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "m.loc", Value: "2dsphere"}}}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
+	var docs []any
+	for i := range 12 {
+		point := func(x, y int) bson.D {
+			return bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{x, y}}}
+		}
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: t0.Add(time.Duration(i) * time.Second)},
+			{Key: "m", Value: bson.D{{Key: "loc", Value: point(i%4, 0)}}}, {Key: "loc", Value: point(0, 11-i)}})
+	}
+	if _, err := ts.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := local.InsertOne(ctx, bson.D{{Key: "_id", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "tsview", "ts", mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 0}}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	origin := bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{0, 0}}}
+	ids := func(docs []bson.Raw, path ...string) []int32 {
+		var out []int32
+		for _, d := range docs {
+			out = append(out, d.Lookup(append(path, "_id")...).Int32())
+		}
+		return out
+	}
+	for _, key := range []string{"m.loc", "loc"} {
+		geoNear := bson.D{{Key: "$geoNear", Value: bson.D{{Key: "near", Value: origin}, {Key: "key", Value: key}, {Key: "distanceField", Value: "d"}}}}
+		want := ids(aggregateAll(t, ts, mongo.Pipeline{geoNear}))
+		if len(want) != 12 {
+			t.Fatalf("$geoNear on %s: %v", key, want)
+		}
+		got := aggregateAll(t, local, mongo.Pipeline{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "ts"}, {Key: "pipeline", Value: bson.A{geoNear}}, {Key: "as", Value: "o"}}}}})
+		var lookedUp []int32
+		if len(got) == 1 {
+			arr, _ := got[0].Lookup("o").Array().Values()
+			for _, v := range arr {
+				lookedUp = append(lookedUp, v.Document().Lookup("_id").Int32())
+			}
+		}
+		if !slices.Equal(lookedUp, want) {
+			t.Errorf("$lookup with $geoNear on %s: %v, the top level's %v", key, lookedUp, want)
+		}
+		union := aggregateAll(t, local, mongo.Pipeline{{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "ts"}, {Key: "pipeline", Value: bson.A{geoNear}}}}}})
+		if len(union) != 13 || !slices.Equal(ids(union[1:]), want) {
+			t.Errorf("$unionWith with $geoNear on %s: %v, the top level's %v", key, ids(union), want)
+		}
+		for _, p := range []mongo.Pipeline{
+			{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "tsview"}, {Key: "pipeline", Value: bson.A{geoNear}}, {Key: "as", Value: "o"}}}}},
+			{{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "tsview"}, {Key: "pipeline", Value: bson.A{geoNear}}}}}},
+			{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "ts"}, {Key: "localField", Value: "_id"}, {Key: "foreignField", Value: "_id"}, {Key: "pipeline", Value: bson.A{geoNear}}, {Key: "as", Value: "o"}}}}},
+		} {
+			_, err := aggregateResult(local, p)
+			requireCode(t, err, 40602, "")
+		}
+	}
+}
