@@ -553,7 +553,12 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 	if err != nil {
 		return nil, err
 	}
-	cur, err := env.e.Find(db, base, engine.FindOptions{Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
+	// The scan runs what it can of the view's stages, as an aggregate on
+	// the view does: a leading $geoNear's search (which its stage needs),
+	// a leading $text search, $match and $sort.
+	pd := p.TakePushdown()
+	cur, err := env.e.Find(db, base, engine.FindOptions{Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear,
+		SortKeys: pd.SortKeys, TextScores: pd.TextScores, Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
 	if err != nil {
 		return nil, err
 	}

@@ -354,3 +354,69 @@ func TestViewTextAfterMatch(t *testing.T) {
 		t.Errorf("$text over an identity view: %v %v", docs, err)
 	}
 }
+
+// TestViewSearchReadBySubPipeline: a view whose first stage is a $geoNear
+// or a $text $match reads, through $lookup, $unionWith and $graphLookup,
+// as an aggregate on it does: MongoDB resolves the view into the stage's
+// sub-pipeline, the view's stages first (a $lookup's equality match and a
+// $graphLookup's match after them), so the view's search runs on its
+// collection. A $geoNear of the sub-pipeline's own is then not first
+// (40602).
+func TestViewSearchReadBySubPipeline(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	pts, local := db.Collection("vsearch_pts"), db.Collection("vsearch_local")
+	if _, err := pts.Indexes().CreateMany(ctx, []mongo.IndexModel{{Keys: doc("loc", "2d")}, {Keys: doc("s", "text")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pts.InsertMany(ctx, []any{
+		doc("_id", 1, "loc", bson.A{5, 5}, "k", 1, "s", "red apple"), doc("_id", 2, "loc", bson.A{1, 1}, "k", 1, "s", "green pear"),
+		doc("_id", 3, "loc", bson.A{3, 3}, "k", 2, "s", "red car"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := local.InsertMany(ctx, []any{doc("_id", "a", "k", 1), doc("_id", "b", "k", 2)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "vsearch_near", "vsearch_pts", bson.A{doc("$geoNear", doc("near", bson.A{0, 0}, "distanceField", "d"))}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "vsearch_red", "vsearch_pts", bson.A{doc("$match", doc("$text", doc("$search", "red")))}); err != nil {
+		t.Fatal(err)
+	}
+	matched := func(pipeline bson.A) string {
+		var out []string
+		for _, d := range aggregateAll(t, local, pipeline) {
+			out = append(out, d.Lookup("_id").StringValue()+":"+d.Lookup("r").String())
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct {
+		view, want string
+	}{
+		{"vsearch_near", `a:[{"$numberInt":"2"},{"$numberInt":"1"}] b:[{"$numberInt":"3"}]`},
+		{"vsearch_red", `a:[{"$numberInt":"1"}] b:[{"$numberInt":"3"}]`},
+	} {
+		lookup := bson.A{doc("$lookup", doc("from", c.view, "localField", "k", "foreignField", "k", "as", "r")), doc("$set", doc("r", "$r._id"))}
+		if got := matched(lookup); got != c.want {
+			t.Errorf("$lookup of %s: %s, want %s", c.view, got, c.want)
+		}
+		lookup = bson.A{doc("$lookup", doc("from", c.view, "let", doc("k", "$k"), "pipeline", bson.A{doc("$match", doc("$expr", doc("$eq", bson.A{"$k", "$$k"})))}, "as", "r")), doc("$set", doc("r", "$r._id"))}
+		if got := matched(lookup); got != c.want {
+			t.Errorf("$lookup with a pipeline of %s: %s, want %s", c.view, got, c.want)
+		}
+		graph := bson.A{doc("$graphLookup", doc("from", c.view, "startWith", "$k", "connectFromField", "k", "connectToField", "k", "as", "r")),
+			doc("$set", doc("r", doc("$sortArray", doc("input", "$r._id", "sortBy", 1))))}
+		want := strings.ReplaceAll(c.want, `{"$numberInt":"2"},{"$numberInt":"1"}`, `{"$numberInt":"1"},{"$numberInt":"2"}`)
+		if got := matched(graph); got != want {
+			t.Errorf("$graphLookup of %s: %s, want %s", c.view, got, want)
+		}
+	}
+	union := aggregateAll(t, local, bson.A{doc("$match", doc("_id", "none")), doc("$unionWith", "vsearch_near")})
+	if got := ids(union); !slices.Equal(got, []string{"2", "3", "1"}) {
+		t.Errorf("$unionWith of the $geoNear view: %v", got)
+	}
+	_, err := local.Aggregate(ctx, bson.A{doc("$lookup", doc("from", "vsearch_near", "pipeline", bson.A{doc("$geoNear", doc("near", bson.A{0, 0}, "distanceField", "e"))}, "as", "r"))})
+	requireCode(t, err, 40602, "Location40602")
+}
