@@ -82,6 +82,8 @@ func (p *parser) sub(w where, noColl bool, coll string, scope *expr.Scope) (*par
 // and parses a view's stages into the sub-pipeline that reads it, so the
 // $lookups, $graphLookups and $unionWiths inside views count toward
 // maxSubPipelineDepth. The views' other errors are met when they are read.
+// A view whose first stage is a $text search gives the sub-pipeline's
+// stages, which follow the view's, the text score to read.
 func (p *parser) checkViewNesting(coll string) error {
 	if p.opts.Env == nil || coll == "" {
 		return nil
@@ -91,8 +93,12 @@ func (p *parser) checkViewNesting(coll string) error {
 		return nil
 	}
 	vp := *p
-	if _, err := vp.pipeline(stages); err != nil && mongoerr.As(err).Code == mongoerr.MaxSubPipelineDepthExceeded {
+	ss, err := vp.pipeline(stages)
+	if err != nil && mongoerr.As(err).Code == mongoerr.MaxSubPipelineDepthExceeded {
 		return err
+	}
+	if err == nil && len(ss) > 0 && isTextMatch(ss[0]) {
+		p.textScore = true
 	}
 	return nil
 }

@@ -446,6 +446,8 @@ type Pushdown struct {
 	// stage reads (readsTextScore), so the scan must score its documents
 	// (MongoDB's TEXT_OR in place of an OR of the term scans).
 	TextScores bool
+	// Text: the Filter is a $text search, whatever reads its scores.
+	Text bool
 }
 
 // TakePushdown removes a leading $match (when it is a plain query filter)
@@ -456,7 +458,7 @@ func (p *Pipeline) TakePushdown() Pushdown {
 	var pd Pushdown
 	if len(p.stages) > 0 {
 		if isTextMatch(p.stages[0]) {
-			pd.TextScores = readsTextScore(p.specs[1:])
+			pd.Text, pd.TextScores = true, readsTextScore(p.specs[1:])
 		}
 		if g := leadingGeoNear(p.stages); g != nil {
 			pd.GeoNear = &g.search

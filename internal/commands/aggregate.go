@@ -555,10 +555,11 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 	}
 	// The scan runs what it can of the view's stages, as an aggregate on
 	// the view does: a leading $geoNear's search (which its stage needs),
-	// a leading $text search, $match and $sort.
+	// a leading $text search, $match and $sort. A $text search scores its
+	// documents: the stages reading the view may read the scores.
 	pd := p.TakePushdown()
 	cur, err := env.e.Find(db, base, engine.FindOptions{Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear,
-		SortKeys: pd.SortKeys, TextScores: pd.TextScores, Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
+		SortKeys: pd.SortKeys, TextScores: pd.Text, Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
 	if err != nil {
 		return nil, err
 	}

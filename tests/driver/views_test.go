@@ -360,8 +360,8 @@ func TestViewTextAfterMatch(t *testing.T) {
 // as an aggregate on it does: MongoDB resolves the view into the stage's
 // sub-pipeline, the view's stages first (a $lookup's equality match and a
 // $graphLookup's match after them), so the view's search runs on its
-// collection. A $geoNear of the sub-pipeline's own is then not first
-// (40602).
+// collection, and the sub-pipeline's stages may read the $text scores. A
+// $geoNear of the sub-pipeline's own is then not first (40602).
 func TestViewSearchReadBySubPipeline(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -416,6 +416,12 @@ func TestViewSearchReadBySubPipeline(t *testing.T) {
 	union := aggregateAll(t, local, bson.A{doc("$match", doc("_id", "none")), doc("$unionWith", "vsearch_near")})
 	if got := ids(union); !slices.Equal(got, []string{"2", "3", "1"}) {
 		t.Errorf("$unionWith of the $geoNear view: %v", got)
+	}
+	// The view's $text search comes first: the sub-pipeline reads its scores.
+	scored := aggregateAll(t, local, bson.A{doc("$match", doc("_id", "none")),
+		doc("$unionWith", doc("coll", "vsearch_red", "pipeline", bson.A{doc("$project", doc("sc", doc("$meta", "textScore")))}))})
+	if len(scored) != 2 || scored[0].Lookup("sc").Double() <= 0 || scored[1].Lookup("sc").Double() <= 0 {
+		t.Errorf("$unionWith reading the text scores of the $text view: %s", docsString(scored))
 	}
 	_, err := local.Aggregate(ctx, bson.A{doc("$lookup", doc("from", "vsearch_near", "pipeline", bson.A{doc("$geoNear", doc("near", bson.A{0, 0}, "distanceField", "e"))}, "as", "r"))})
 	requireCode(t, err, 40602, "Location40602")
