@@ -236,7 +236,9 @@ func (s *Service) checkViewCollations(r *Request, a *aggregateArgs) error {
 			own = s.Engine.CollectionIn(r.Txn, n.target.DB, ts.buckets).Options.Collation
 		}
 		if !sameCollation(own, op) {
-			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "Cannot override default collation of view %s", n.target)
+			// MongoDB 7.0's collatorCompatibleWithPipeline appends the
+			// namespace to its message without a separator.
+			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "Cannot override a view's default collation%s", n.target)
 		}
 	}
 	return nil

@@ -725,6 +725,10 @@ func TestViewCollationNotInherited(t *testing.T) {
 	}
 	_, err := db.Collection("plainview").Find(ctx, filter, options.Find().SetCollation(caseless))
 	requireCode(t, err, 167, "OptionNotSupportedOnView")
+	// A view a $lookup reads under another collation: MongoDB 7.0's
+	// collatorCompatibleWithPipeline names it right after its message.
+	_, err = db.Collection("fruit").Aggregate(ctx, mongo.Pipeline{{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "plainview"}, {Key: "localField", Value: "x"}, {Key: "foreignField", Value: "x"}, {Key: "as", Value: "r"}}}}})
+	requireError(t, err, 167, "OptionNotSupportedOnView", "Cannot override a view's default collation"+testDB+".plainview")
 }
 
 // TestEmptyCollation: a command's collation {} names none, so the
