@@ -387,7 +387,10 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 	maxWindow, maxGroup, maxDensifyBytes := s.maxWindowBytes(), s.maxGroupBytes(), s.maxDensifyBytes()
 	maxLookup, maxFacet, facetBuffer := s.maxLookupBytes(), s.maxFacetBytes(), s.facetBufferBytes()
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Port: s.port(),
+		// Explain runs the pipeline with this Env: its $lookup,
+		// $graphLookup and $unionWith read views as the aggregate's do.
 		Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify,
+			views:        func(db, coll string) (string, []bson.Raw, bool, error) { return s.resolveView(r, db, coll) },
 			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow, maxDensifyBytes: maxDensifyBytes, maxGroupBytes: maxGroup,
 			maxLookupBytes: maxLookup, maxFacetBytes: maxFacet, facetBufferBytes: facetBuffer},
 		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet,

@@ -360,8 +360,9 @@ func TestViewTextAfterMatch(t *testing.T) {
 // as an aggregate on it does: MongoDB resolves the view into the stage's
 // sub-pipeline, the view's stages first (a $lookup's equality match and a
 // $graphLookup's match after them), so the view's search runs on its
-// collection, and the sub-pipeline's stages may read the $text scores. A
-// $geoNear of the sub-pipeline's own is then not first (40602).
+// collection, and the sub-pipeline's stages may read the $text scores; an
+// explain that runs the pipeline reads the views alike. A $geoNear of the
+// sub-pipeline's own is then not first (40602).
 func TestViewSearchReadBySubPipeline(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -416,6 +417,19 @@ func TestViewSearchReadBySubPipeline(t *testing.T) {
 	union := aggregateAll(t, local, bson.A{doc("$match", doc("_id", "none")), doc("$unionWith", "vsearch_near")})
 	if got := ids(union); !slices.Equal(got, []string{"2", "3", "1"}) {
 		t.Errorf("$unionWith of the $geoNear view: %v", got)
+	}
+	// An explain that runs the pipeline reads the view as the aggregate does.
+	for _, verbosity := range []string{"executionStats", "allPlansExecution"} {
+		raw, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "vsearch_local"},
+			{Key: "pipeline", Value: bson.A{doc("$match", doc("_id", "none")), doc("$unionWith", "vsearch_near")}}, {Key: "cursor", Value: bson.D{}}}},
+			{Key: "verbosity", Value: verbosity}}).Raw()
+		if err != nil {
+			t.Fatalf("explain %s of a $unionWith of the $geoNear view: %v", verbosity, err)
+		}
+		stages, _ := raw.Lookup("stages").Array().Values()
+		if n := len(stages); n != 2 || stages[1].Document().Lookup("nReturned").AsInt64() != 3 {
+			t.Errorf("explain %s of a $unionWith of the $geoNear view: %s", verbosity, raw)
+		}
 	}
 	// The view's $text search comes first: the sub-pipeline reads its scores.
 	scored := aggregateAll(t, local, bson.A{doc("$match", doc("_id", "none")),
