@@ -497,7 +497,9 @@ type indexKey struct {
 // (an empty array indexes as undefined); a compound key is the product of
 // its fields' values, those of fields running through one array taken from
 // the same element (index_pairs.go), and at most one array may be expanded (171
-// otherwise; a 2dsphere or 2d index takes the product of any, as
+// otherwise; on an index keying by element, within each element of the
+// arrays its fields share, as MongoDB checks arrays per element of the one
+// it walks (getKeysImplWithArray); a 2dsphere or 2d index takes the product of any, as
 // getS2Keys and get2DKeys check none); an index with a hashed field
 // expands none (16766, hashedIndexValue). A 2dsphere or 2d index holds only documents with a
 // geometry in one of its geo fields (getS2Keys, get2DKeys); another
@@ -528,7 +530,7 @@ func (ix *Index) keysWithArrays(doc bson.Raw) (keys []indexKey, arrays []uint64,
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	keys = []indexKey{{}}
 	allMissing, anyGeo := true, false
-	var seenArrays []string // array paths expanded by earlier fields
+	var seenArrays []seenArray // arrays expanded by earlier fields
 	hashed := ix.hashed()
 	geoIx := ix.geoField() >= 0
 	// pairs: each key's values' ways through the arrays, by field, while
@@ -543,6 +545,7 @@ func (ix *Index) keysWithArrays(doc bson.Raw) (keys []indexKey, arrays []uint64,
 		var vals []bson.RawValue
 		var steps []arraySteps
 		var arrays []string
+		var arrayWays []arraySteps
 		var missing bool
 		switch {
 		case f.Geo || f.Flat:
@@ -573,6 +576,7 @@ func (ix *Index) keysWithArrays(doc bson.Raw) (keys []indexKey, arrays []uint64,
 				return nil, nil, false, fv.ambiguous
 			}
 			vals, arrays, steps = fv.vals, fv.arrays, fv.steps
+			arrayWays = fv.arrayWays
 			if fv.depths != 0 && ix.tracksArrays() {
 				if fieldArrays == nil {
 					fieldArrays = make([]uint64, len(ix.Fields))
@@ -586,14 +590,24 @@ func (ix *Index) keysWithArrays(doc bson.Raw) (keys []indexKey, arrays []uint64,
 		if !missing {
 			allMissing = false
 		}
-		for _, a := range arrays {
+		for ai, a := range arrays {
+			var way arraySteps
+			if arrayWays != nil {
+				way = arrayWays[ai]
+			}
 			for _, b := range seenArrays {
-				if !nested(a, b) && !geoIx {
-					return nil, nil, false, mongoerr.New(mongoerr.CannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b))
+				if !nested(a, b.path) && !geoIx && (arrayWays == nil || sameElements(f, ix.Fields[b.field], way, b.way)) {
+					return nil, nil, false, mongoerr.New(mongoerr.CannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b.path))
 				}
 			}
 		}
-		seenArrays = append(seenArrays, arrays...)
+		for ai, a := range arrays {
+			sa := seenArray{path: a, field: fi}
+			if arrayWays != nil {
+				sa.way = arrayWays[ai]
+			}
+			seenArrays = append(seenArrays, sa)
+		}
 		next := make([]indexKey, 0, len(keys)*len(vals))
 		var nextWays [][]arraySteps
 		for ki, k := range keys {
@@ -643,6 +657,15 @@ func holdsDecimal(v bson.RawValue) bool {
 	return false
 }
 
+// seenArray is an array a field of a key expanded: its path, the field,
+// and, on an index keying by element, the elements of the enclosing
+// arrays it lies in (its way).
+type seenArray struct {
+	path  string
+	field int
+	way   arraySteps
+}
+
 // nested reports whether array paths a and b are the same array or one
 // lies inside the other, which MongoDB does not count as parallel arrays.
 func nested(a, b string) bool {
@@ -665,8 +688,11 @@ var (
 type fieldValues struct {
 	// vals are the field's key values.
 	vals []bson.RawValue
-	// arrays are the paths of the arrays expanded on the way.
-	arrays []string
+	// arrays are the paths of the arrays expanded on the way;
+	// arrayWays, when tracking, the way to each (the elements of the
+	// arrays enclosing it).
+	arrays    []string
+	arrayWays []arraySteps
 	// ambiguous is set, as MongoDB's btree key generator refuses it
 	// (btree_key_generator.cpp _extractNextElement, 16746), when a
 	// positional part names an element of an array one of whose
@@ -691,6 +717,14 @@ func (f *fieldValues) add(v bson.RawValue) {
 	}
 }
 
+// addArray notes the array at path, met by the way so far.
+func (f *fieldValues) addArray(path []string) {
+	f.arrays = append(f.arrays, strings.Join(path, "."))
+	if f.track {
+		f.arrayWays = append(f.arrayWays, slices.Clone(f.at))
+	}
+}
+
 // addElements appends the elements of the array at the end of the path,
 // met after depth parts (an empty array keys undefined).
 func (f *fieldValues) addElements(elems []bson.RawValue, depth int) {
@@ -712,7 +746,7 @@ func (f *fieldValues) collect(v bson.RawValue, parts []string, i int) bool {
 			f.add(v)
 			return false
 		}
-		f.arrays = append(f.arrays, strings.Join(parts[:i], "."))
+		f.addArray(parts[:i])
 		f.depths |= componentBit(i - 1)
 		elems, _ := v.Array().Values()
 		f.addElements(elems, i)
@@ -734,7 +768,7 @@ func (f *fieldValues) collect(v bson.RawValue, parts []string, i int) bool {
 			}
 			return f.collect(elems[n], parts, i+1)
 		}
-		f.arrays = append(f.arrays, strings.Join(parts[:i], "."))
+		f.addArray(parts[:i])
 		f.depths |= componentBit(i - 1)
 		if len(elems) == 0 {
 			f.add(nullValue)

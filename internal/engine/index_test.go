@@ -59,6 +59,17 @@ func TestIndexKeys(t *testing.T) {
 		{"shared start, one array", `{"o.p": 1, "o.q": 1}`, false, `{"o": {"p": 1, "q": [1, 2]}}`, []string{`[1, 1]`, `[1, 2]`}, 0},
 		{"same array, parallel inner arrays", `{"x.b": 1, "x.c": 1}`, false, `{"x": [{"b": [1], "c": [2]}]}`, nil, mongoerr.CannotIndexParallelArrays},
 		{"parallel arrays", `{"a": 1, "b": 1}`, false, `{"a": [1], "b": [2]}`, nil, mongoerr.CannotIndexParallelArrays},
+		// MongoDB checks for parallel arrays within each element of the
+		// array it walks: inner arrays in different elements are not
+		// parallel (getKeysImplWithArray).
+		{"inner arrays in different elements", `{"x.b": 1, "x.c": 1}`, false,
+			`{"x": [{"b": [1, 2]}, {"c": [3, 4]}]}`, []string{`[1, null]`, `[2, null]`, `[null, 3]`, `[null, 4]`}, 0},
+		{"inner arrays in different elements, one a leaf", `{"a.b.c": 1, "a.d": 1}`, false,
+			`{"a": [{"d": [1, 2]}, {"b": [{"c": 3}, {}]}]}`, []string{`[null, 1]`, `[null, 2]`, `[3, null]`, `[null, null]`}, 0},
+		{"inner arrays in one element of two", `{"x.b": 1, "x.c": 1}`, false,
+			`{"x": [{"b": [1]}, {"b": [2], "c": [3]}]}`, nil, mongoerr.CannotIndexParallelArrays},
+		{"an outer array and an inner one", `{"x.b": 1, "y": 1}`, false,
+			`{"x": [{"b": [1]}, {"b": 2}], "y": [3]}`, nil, mongoerr.CannotIndexParallelArrays},
 		// A numeric component naming both an element and an embedded
 		// document's field is ambiguous (update_numeric_field_name.js).
 		{"ambiguous positional", `{"a.0.c": 1}`, false, `{"a": [{"0": 1}]}`, nil, mongoerr.AmbiguousArrayField},
