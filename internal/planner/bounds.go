@@ -196,9 +196,12 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // (intersected unless the index is multikey, where different elements of
 // one array may satisfy each).
 // On a multikey index the bounds come from one condition, from, when they
-// come from the leaves (not a hashed or wildcard field's).
-func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) (fb fieldBounds, from *query.Node) {
-	fb, from = keyBoundsFrom(leaves, f, multikey, coll)
+// come from the leaves (not a hashed or wildcard field's), and from the
+// conditions within from's $elemMatch when that pins the element of the
+// field's deepest array (pinsElement). deepest is that array's component,
+// -1 when the field holds none, anyArray when any component may.
+func boundsFor(leaves []*query.Node, f Field, deepest int, coll *collation.Collator) (fb fieldBounds, from *query.Node) {
+	fb, from = keyBoundsFrom(leaves, f, deepest, coll)
 	if coll != nil && f.WildcardOf == "" {
 		fb = fb.showCollationKeys()
 	}
@@ -207,13 +210,33 @@ func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 
 // keyBounds is boundsFor with strings under coll shown as text.
 func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
-	fb, _ := keyBoundsFrom(leaves, f, multikey, coll)
+	deepest := -1
+	if multikey {
+		deepest = anyArray
+	}
+	fb, _ := keyBoundsFrom(leaves, f, deepest, coll)
 	return fb
+}
+
+// anyArray, as a field's deepest array component, is any: no $elemMatch
+// pins the element its keys come from.
+const anyArray = math.MaxInt
+
+// pinsElement reports whether conditions a and b on a field whose deepest
+// array lies at component deepest lie within one $elemMatch on a path
+// longer than that array's: one element of every array on the field's
+// path meets both, and so one key holds the values both judge: their
+// bounds intersect, as MongoDB's plan enumerator assigns both to the
+// index (plan_enumerator.cpp, canAssignPredToIndex and
+// getPossibleFirstAssignments).
+func pinsElement(a, b *query.Node, deepest int) bool {
+	return a.Within != nil && a.Within == b.Within && a.Within.Parts > deepest
 }
 
 // keyBoundsFrom is keyBounds and the condition they come from (see
 // boundsFor).
-func keyBoundsFrom(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) (fieldBounds, *query.Node) {
+func keyBoundsFrom(leaves []*query.Node, f Field, deepest int, coll *collation.Collator) (fieldBounds, *query.Node) {
+	multikey := deepest >= 0
 	switch {
 	case f.Hashed:
 		return hashedBounds(fitting(leaves, coll), f, coll), nil
@@ -295,7 +318,7 @@ func keyBoundsFrom(leaves []*query.Node, f Field, multikey bool, coll *collation
 		case fb.empty():
 		case rng.empty():
 			rng, from = fb, n
-		case !multikey:
+		case !multikey || pinsElement(from, n, deepest):
 			rng = rng.intersect(fb)
 		}
 	}

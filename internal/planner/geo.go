@@ -50,7 +50,7 @@ func GeoPlan(ix *Index, scan *GeoScan, intervals []Interval, f *query.Filter) *P
 		if positional(fld.Parts) || fld.Hashed {
 			continue
 		}
-		fb, _ := boundsFor(leaves, fld, true, ix.Collation)
+		fb, _ := boundsFor(leaves, fld, anyArray, ix.Collation)
 		if fb.empty() {
 			continue
 		}

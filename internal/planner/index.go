@@ -137,6 +137,24 @@ func (a arrays) field(i int) bool {
 	return a.ix.FieldArrays[i] != 0
 }
 
+// deepest is the deepest component of field i's path (of n parts) at
+// which an array may have been met: -1 when none may, anyArray on a
+// multikey index not tracking its fields' array components.
+func (a arrays) deepest(i, n int) int {
+	if !a.multikey {
+		return -1
+	}
+	if a.ix == nil || i >= len(a.ix.FieldArrays) {
+		return anyArray
+	}
+	for c := n - 1; c >= 0; c-- {
+		if a.at(i, c) {
+			return c
+		}
+	}
+	return -1
+}
+
 // deepestShared is the deepest component of the start the paths of fields
 // i and k share at which an array may have been met (both run through it),
 // -1 when none may.

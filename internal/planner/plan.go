@@ -483,7 +483,8 @@ func appendConstraintLeaves(out []*query.Node, n *query.Node, within *query.Scop
 		}
 		out = appendConstraintLeaves(out, n.Children[0], within)
 	case query.KindElemMatchObject:
-		inner := &query.Scope{Path: scopePrefix(within) + n.Path}
+		path := scopePrefix(within) + n.Path
+		inner := &query.Scope{Path: path, Parts: strings.Count(path, ".") + 1}
 		for _, ch := range n.Children {
 			out = appendConstraintLeaves(out, ch, inner)
 		}
@@ -591,7 +592,7 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 		if paired {
 			fl = pairedLeaves(leaves, p.fields, arr, from, i)
 		}
-		fb, src := boundsFor(fl, f, arr.field(i), ixColl)
+		fb, src := boundsFor(fl, f, arr.deepest(i, len(f.Parts)), ixColl)
 		if fb.empty() {
 			leading = false
 			continue
@@ -679,7 +680,7 @@ func pairedLeaves(leaves []*query.Node, fields []Field, arr arrays, from []*quer
 		var kept []*query.Node
 		for _, l := range out {
 			// (the $elemMatch's path starts both fields' paths)
-			if l.Within != nil && l.Within == src.Within && strings.Count(l.Within.Path, ".")+1 > deepest {
+			if pinsElement(l, src, deepest) {
 				kept = append(kept, l)
 			}
 		}

@@ -133,8 +133,12 @@ type Node struct {
 }
 
 // Scope is an $elemMatch on documents whose conditions the planner reads
-// with absolute paths: Path is the $elemMatch's own absolute path.
-type Scope struct{ Path string }
+// with absolute paths: Path is the $elemMatch's own absolute path, Parts
+// the number of its parts.
+type Scope struct {
+	Path  string
+	Parts int
+}
 
 // Walk calls fn for n and, while fn returns true, for each node below it in
 // depth-first order.
