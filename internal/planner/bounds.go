@@ -263,7 +263,7 @@ func keyBoundsFrom(leaves []*query.Node, f Field, deepest int, coll *collation.C
 		}
 		var fb fieldBounds
 		if n.Kind == query.KindNot {
-			if len(n.Children) != 1 || n.Children[0].Path != f.Path || multikey || coll != nil {
+			if len(n.Children) != 1 || n.Children[0].Path != f.Path || coll != nil {
 				continue
 			}
 			fb = complementBounds(n.Children[0], f)
@@ -327,9 +327,10 @@ func keyBoundsFrom(leaves []*query.Node, f Field, deepest int, coll *collation.C
 
 // complementBounds are the bounds of {$not: child} ($ne, $nin, a negated
 // comparison): every key outside child's bounds, as MongoDB's
-// index_bounds_builder complements a NOT's child. Only a field no document
-// holds an array in is given them (an array's keys are its elements, one
-// of which may lie outside while the array matches child), only on an
+// index_bounds_builder complements a NOT's child, on a multikey field too:
+// an array matches the negation only when none of its elements (its keys)
+// matches child, so every key of a matching document lies outside child's
+// bounds (MongoDB fetches to judge the others, INEXACT_FETCH). Only on an
 // index without a collation (a query under another collation never
 // reaches an index holding its strings: CollationFits), and only for an
 // equality, $in or comparison whose operands are concrete scalars
