@@ -448,8 +448,11 @@ func typeBounds(types []bson.Type, desc bool) fieldBounds {
 // those its operators put on one element, which the index keys as
 // itself, so they intersect even on a multikey index (MongoDB's
 // index_bounds_builder intersects the children of ELEM_MATCH_VALUE).
-// Operators with no bounds leave the element unbounded by them; the
-// filter still judges each fetched document. None when an operator is
+// A negation ($ne, $nin, $not of a comparison) is bounded by its
+// operand's complement, as planner_ixselect accepts a NOT below an
+// $elemMatch on values. Operators with no bounds leave the element
+// unbounded by them; the filter still judges each fetched document. None
+// when an operator is
 // itself an $elemMatch on values (elemMatchValueIndexable).
 func elemMatchValueBounds(n *query.Node, f Field, coll *collation.Collator) fieldBounds {
 	if !elemMatchValueIndexable(n) {
@@ -459,6 +462,13 @@ func elemMatchValueBounds(n *query.Node, f Field, coll *collation.Collator) fiel
 	for _, ch := range n.Children {
 		cp := *ch
 		cp.Path = n.Path
+		if ch.Kind == query.KindNot && len(ch.Children) == 1 {
+			// a negation is bounded on its operand's path too
+			// (complementBounds)
+			neg := *ch.Children[0]
+			neg.Path = n.Path
+			cp.Children = []*query.Node{&neg}
+		}
 		children = append(children, &cp)
 	}
 	return keyBounds(children, f, false, coll)
