@@ -98,7 +98,11 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if ts != nil {
 		for i := range specs {
-			if err := ts.bucketIndex(&specs[i], docs[i].Lookup("sparse").Type != 0); err != nil {
+			given := docs[i]
+			if ignoreUnknown {
+				given = withoutUnknownIndexFields(given)
+			}
+			if err := ts.bucketIndex(&specs[i], given); err != nil {
 				return nil, err
 			}
 		}

@@ -316,8 +316,13 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.In
 		if spec.Sparse {
 			return spec, specError(fixed, mongoerr.CannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
 		}
-		if err := partial.CheckPartial(); err != nil {
-			return spec, mongoerr.AddContext(err, "Error in specification "+values.ShellDoc(fixed))
+		// On a time series collection's measurements the filter is
+		// checked once translated to the buckets (tsColl.bucketIndex),
+		// as MongoDB validates the buckets' specification.
+		if !onMeasurements {
+			if err := partial.CheckPartial(); err != nil {
+				return spec, mongoerr.AddContext(err, "Error in specification "+values.ShellDoc(fixed))
+			}
 		}
 	}
 	if storageEngine.Type != 0 {

@@ -305,10 +305,10 @@ func runOn(t *testing.T, s *Service, db string, cmd bson.Raw) bson.Raw {
 // (jstests/core/timeseries/timeseries_index_ttl_partial.js,
 // makeTimeseriesCreateIndexesCommand): without a partial filter on the
 // metaField alone InvalidOptions, on another field than the timeField
-// InvalidOptions; the index MongoDB builds (the timeField, a partial
-// filter on the metaField) is NotImplemented, Folio building no partial
-// index of a time series collection. collMod refuses to make an index
-// of the measurements TTL.
+// InvalidOptions, after the filter's translation to the buckets (whose
+// refusal comes first); the index MongoDB builds (the timeField, a
+// partial filter on the metaField) is NotImplemented. collMod refuses to
+// make an index of the measurements TTL.
 func TestTimeseriesTTLIndex(t *testing.T) {
 	s := argsService(t)
 	create := bson.D{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "tm"}, {Key: "metaField", Value: "mm"}}}}
@@ -330,6 +330,9 @@ func TestTimeseriesTTLIndex(t *testing.T) {
 			"TTL indexes on non-time fields are not supported on time-series collections"},
 		{`{"key": {"data": 1}, "name": "p", "expireAfterSeconds": 400, "partialFilterExpression": {"mm.a": {"$gt": 5}}}`, 72,
 			"TTL indexes on non-time fields are not supported on time-series collections"},
+		// The translation of the filter fails first.
+		{`{"key": {"tm": 1}, "name": "p", "expireAfterSeconds": 400, "partialFilterExpression": {"tm": 7}}`, 5916301,
+			"Error translating non-metadata time-series predicate to operate on buckets: can't handle a comparison of the time field to a non-date: tm: 7"},
 		{`{"key": {"tm": 1}, "name": "p", "expireAfterSeconds": 400, "partialFilterExpression": {"mm": {"$gt": 5}}}`, 238,
 			"Folio does not build partial TTL indexes on time series collections yet (expireAfterSeconds with partialFilterExpression)"},
 		{`{"key": {"tm": -1}, "name": "p", "expireAfterSeconds": 400, "partialFilterExpression": {"$or": [{"mm": 1}, {"mm.b": 2}]}}`, 238,

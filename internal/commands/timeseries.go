@@ -191,7 +191,7 @@ func createDefaultTimeseriesIndex(e *engine.Engine, db, buckets string, o timese
 	key := bson.D{{Key: o.MetaField, Value: 1}, {Key: o.TimeField, Value: 1}}
 	spec, err := parseIndexSpec(marshal(bson.D{{Key: "key", Value: key}, {Key: "name", Value: o.MetaField + "_1_" + o.TimeField + "_1"}}), false, false)
 	if err == nil {
-		err = (&tsColl{buckets: buckets, o: o}).bucketIndex(&spec, false)
+		err = (&tsColl{buckets: buckets, o: o}).bucketIndex(&spec, nil)
 	}
 	if err == nil {
 		_, err = e.CreateIndexes(db, buckets, []engine.IndexSpec{spec}, nil)
@@ -245,22 +245,34 @@ func (s *Service) tsInfo(r *Request, v *viewDef, nameOnly bool) (bson.D, bool) {
 	}, true
 }
 
-// bucketIndex makes spec, asked for on ts's measurements, an index of its
-// buckets (timeseries.BucketIndexKey), keeping the name the user's key
-// gives it. Unique, TTL (ttlIndexRefusal), partial and text indexes are
-// refused, and so is
-// the sparse option (sparseGiven: present, whatever its value) on a key
-// with a measurement field, as MongoDB's makeTimeseriesCreateIndexesCommand
-// allows it only on the time and meta fields.
-func (ts *tsColl) bucketIndex(spec *engine.IndexSpec, sparseGiven bool) error {
-	switch {
-	case spec.Unique:
+// bucketIndex makes spec, asked for on ts's measurements as given (the
+// specification as sent, nil for the collection's default index), an
+// index of its buckets (timeseries.BucketIndexKey), keeping the name the
+// user's key gives it. Unique and text indexes are refused, and so is
+// the sparse option (present, whatever its value) on a key with a
+// measurement field, as MongoDB's makeTimeseriesCreateIndexesCommand
+// allows it only on the time and meta fields. A partial filter is
+// translated to the buckets (partialFilter), the specification as given
+// kept as the index's originalSpec for listIndexes; a TTL index needs one
+// (ttlIndex).
+func (ts *tsColl) bucketIndex(spec *engine.IndexSpec, given bson.Raw) error {
+	if spec.Unique {
 		return mongoerr.New(mongoerr.InvalidOptions, "Unique indexes are not supported on time-series collections")
-	case spec.ExpireAfter >= 0:
-		return ts.ttlIndexRefusal(spec)
-	case spec.Partial != nil:
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support partial indexes on time series collections yet")
-	case sparseGiven && timeseries.HasMeasurementKey(ts.o, spec.Key):
+	}
+	measured := ""
+	if spec.Partial != nil {
+		var err error
+		if measured, err = ts.partialFilter(spec, given); err != nil {
+			return err
+		}
+	}
+	if spec.ExpireAfter >= 0 {
+		return ts.ttlIndex(spec, measured)
+	}
+	switch {
+	case measured != "":
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not build partial indexes of time series collections whose partialFilterExpression reads the time field or a measurement field (%s)", measured)
+	case given.Lookup("sparse").Type != 0 && timeseries.HasMeasurementKey(ts.o, spec.Key):
 		return mongoerr.New(mongoerr.InvalidOptions, "Sparse indexes are not supported on time-series measurements")
 	}
 	// A text index is refused first, then a key with no buckets' form is
@@ -281,24 +293,47 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec, sparseGiven bool) error {
 	return nil
 }
 
-// ttlIndexRefusal refuses a TTL index of ts's measurements with MongoDB
-// 7.0's rules (makeTimeseriesCreateIndexesCommand, convertToTTLTimeField):
-// it needs a partial filter on the metaField alone (InvalidOptions), one
-// key field (CannotCreateIndex), and that field the timeField
-// (InvalidOptions). MongoDB builds such an index (6.3 and later) and its
-// TTL monitor expires the buckets it holds; Folio, which builds no
-// partial index of a time series collection yet, refuses it with
-// NotImplemented.
-func (ts *tsColl) ttlIndexRefusal(spec *engine.IndexSpec) error {
-	metaOnly := false
-	if spec.Partial != nil && ts.o.MetaField != "" {
-		// TranslateQuery takes the filters on the metaField alone.
-		_, err := timeseries.TranslateQuery(ts.o, spec.Partial)
-		metaOnly = err == nil
+// partialFilter translates spec's partial filter, on ts's measurements, to
+// its buckets, as MongoDB's makeTimeseriesCreateIndexesCommand does: a
+// collation given with it is IndexOptionsConflict (the filter's
+// comparisons follow the collection's default), the translation's
+// refusals come first (timeseries.PartialFilter), then the translated
+// filter is checked as any partial filter is (CheckPartial), and the
+// specification as given, with validateIndexSpec's default version, is
+// kept as originalSpec. measured is the time or measurement path the
+// filter reads, which Folio does not translate: spec is then unchanged.
+func (ts *tsColl) partialFilter(spec *engine.IndexSpec, given bson.Raw) (measured string, err error) {
+	if spec.Collation != nil {
+		return "", mongoerr.New(mongoerr.IndexOptionsConflict, "On a time-series collection, partialFilterExpression and collation arguments are incompatible")
 	}
+	bucket, measured, err := timeseries.PartialFilter(ts.o, spec.Partial)
+	if err != nil || measured != "" {
+		return measured, err
+	}
+	f, err := query.Compile(bucket)
+	if err == nil {
+		err = f.CheckPartial()
+	}
+	if err != nil {
+		return "", mongoerr.AddContext(err, "Error in specification "+values.ShellDoc(fixedIndexSpec(given)))
+	}
+	spec.Partial = bucket
+	spec.OriginalSpec = fixedIndexSpec(given)
+	return "", nil
+}
+
+// ttlIndex makes spec, a TTL index of ts's measurements, an index of its
+// buckets with MongoDB 7.0's rules (makeTimeseriesCreateIndexesCommand,
+// convertToTTLTimeField): it needs a partial filter on the metaField
+// alone (InvalidOptions; measured is the other path the filter reads),
+// one key field (CannotCreateIndex), and that field the timeField
+// (InvalidOptions). MongoDB builds such an index (6.3 and later) and its
+// TTL monitor expires the buckets it holds; Folio refuses it with
+// NotImplemented.
+func (ts *tsColl) ttlIndex(spec *engine.IndexSpec, measured string) error {
 	elems, _ := spec.Key.Elements()
 	switch {
-	case !metaOnly:
+	case spec.Partial == nil || measured != "":
 		return mongoerr.New(mongoerr.InvalidOptions, "TTL indexes on time-series collections require a partialFilterExpression on the metaField")
 	case len(elems) != 1:
 		return mongoerr.New(mongoerr.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", values.ShellDoc(spec.Key))
@@ -352,6 +387,9 @@ func (ts *tsColl) bucketHint(h bson.RawValue) bson.RawValue {
 // directly), which MongoDB's createTimeseriesIndexesFromBucketsIndexes
 // leaves out.
 func (ts *tsColl) userIndex(spec bson.Raw) (_ bson.Raw, ok bool) {
+	if orig, has := spec.Lookup("originalSpec").DocumentOK(); has {
+		return originalIndex(spec, orig), true
+	}
 	key, ok := timeseries.UserIndexKey(ts.o, spec.Lookup("key").Document())
 	if !ok {
 		return nil, false
@@ -366,6 +404,29 @@ func (ts *tsColl) userIndex(spec bson.Raw) (_ bson.Raw, ok bool) {
 		d = append(d, bson.E{Key: el.Key(), Value: el.Value()})
 	}
 	return marshal(d), true
+}
+
+// originalIndex is the index of a time series collection's buckets spec
+// that keeps the user's specification orig, as listIndexes shows it:
+// orig, as MongoDB's createTimeseriesIndexFromBucketsIndex returns it,
+// with the index's collation (the collection's default, which MongoDB
+// adds to the original specification it stores) and its hidden state as
+// collMod left it.
+func originalIndex(spec, orig bson.Raw) bson.Raw {
+	elems, _ := orig.Elements()
+	d := make(bson.D, 0, len(elems)+2)
+	for _, el := range elems {
+		if el.Key() != "hidden" {
+			d = append(d, bson.E{Key: el.Key(), Value: el.Value()})
+		}
+	}
+	if c := spec.Lookup("collation"); c.Type != 0 && orig.Lookup("collation").Type == 0 {
+		d = append(d, bson.E{Key: "collation", Value: c})
+	}
+	if h, _ := spec.Lookup("hidden").BooleanOK(); h {
+		d = append(d, bson.E{Key: "hidden", Value: true})
+	}
+	return marshal(d)
 }
 
 // dropTimeseries drops a time series collection's buckets, after its

@@ -157,6 +157,12 @@ type IndexSpec struct {
 	// version 1 index has no collation and refuses decimal keys, as
 	// MongoDB's KeyString V0 does; its keys order as version 2's.
 	Version int32
+	// OriginalSpec is, on an index of a time series collection's buckets
+	// whose specification the buckets' form does not tell (a partial
+	// filter translated to the buckets), the specification the user gave
+	// on the measurements, which listIndexes on the collection shows
+	// (MongoDB's originalSpec).
+	OriginalSpec bson.Raw
 }
 
 // version is the index version listIndexes reports: 2 unless 1 was asked.
@@ -404,6 +410,9 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	d = appendReported(d, "finestIndexedLevel", spec.Sphere.Finest)
 	if ix.PrepareUnique {
 		d = bsoncore.AppendBooleanElement(d, "prepareUnique", true)
+	}
+	if len(spec.OriginalSpec) > 0 {
+		d = bsoncore.AppendDocumentElement(d, "originalSpec", spec.OriginalSpec)
 	}
 	d, _ = bsoncore.AppendDocumentEnd(d, start)
 	return d

@@ -52,6 +52,9 @@ func storedSpec(spec bson.Raw) IndexSpec {
 	if p, ok := spec.Lookup("wildcardProjection").DocumentOK(); ok {
 		s.WildcardProjection = p
 	}
+	if p, ok := spec.Lookup("originalSpec").DocumentOK(); ok {
+		s.OriginalSpec = p
+	}
 	s.Flat = geo.FlatOptions{Min: spec.Lookup("min"), Max: spec.Lookup("max"), Bits: spec.Lookup("bits")}
 	if v, ok := spec.Lookup("v").Int32OK(); ok {
 		s.Version = v

@@ -1674,3 +1674,12 @@ const (
 	// measurement field that an index of the buckets' bounds keys.
 	IndexedMeasurementArray Code = 5930501
 )
+
+// Time series partial indexes.
+const (
+	// TimeseriesPredicateNotTranslatable: a partialFilterExpression
+	// condition on a time series collection's time or measurement field
+	// that no condition on its buckets' control fields can stand for
+	// (BucketSpec::handleIneligible under IneligiblePredicatePolicy::kError).
+	TimeseriesPredicateNotTranslatable Code = 5916301
+)
