@@ -327,9 +327,9 @@ func (ts *tsColl) partialFilter(spec *engine.IndexSpec, given bson.Raw) (measure
 // convertToTTLTimeField): it needs a partial filter on the metaField
 // alone (InvalidOptions; measured is the other path the filter reads),
 // one key field (CannotCreateIndex), and that field the timeField
-// (InvalidOptions). MongoDB builds such an index (6.3 and later) and its
-// TTL monitor expires the buckets it holds; Folio refuses it with
-// NotImplemented.
+// (InvalidOptions), whose key is control.min.<timeField> in its
+// direction. The TTL monitor expires the buckets the index holds
+// (engine.ExpireTTL).
 func (ts *tsColl) ttlIndex(spec *engine.IndexSpec, measured string) error {
 	elems, _ := spec.Key.Elements()
 	switch {
@@ -340,7 +340,18 @@ func (ts *tsColl) ttlIndex(spec *engine.IndexSpec, measured string) error {
 	case elems[0].Key() != ts.o.TimeField:
 		return mongoerr.New(mongoerr.InvalidOptions, "TTL indexes on non-time fields are not supported on time-series collections")
 	}
-	return mongoerr.New(mongoerr.NotImplemented, "Folio does not build partial TTL indexes on time series collections yet (expireAfterSeconds with partialFilterExpression)")
+	// BucketIndexKey's checks of the key (a number on the time field)
+	// come first, as MongoDB maps the key before the TTL rules.
+	if _, err := timeseries.BucketIndexKey(ts.o, spec.Key); err != nil {
+		e := mongoerr.As(err)
+		return mongoerr.New(mongoerr.CannotCreateIndex, "%s: %s", e.Code.Name(), e.Msg)
+	}
+	key, err := bson.Marshal(bson.D{{Key: "control.min." + ts.o.TimeField, Value: elems[0].Value()}})
+	if err != nil {
+		return err
+	}
+	spec.Key = key
+	return nil
 }
 
 // collModIndex checks collMod's change of an index of ts and returns the

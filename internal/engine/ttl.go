@@ -78,8 +78,16 @@ func (e *Engine) expireBefore(c *Collection, path string, cutoff time.Time) (int
 // filter carries the index's partial filter, under the index's
 // collation, and the index is hinted unless hidden (the planner may not
 // use a hidden index; the documents are then found by a scan).
+//
+// On a time series collection's buckets (a partial TTL index keyed on
+// control.min.<timeField>), a bucket expires, as under the collection's
+// expireAfterSeconds, once its newest measurement is that old.
 func (e *Engine) expireThrough(c *Collection, ix *Index, cutoff time.Time) (int64, error) {
-	cond := bson.D{{Key: ix.Fields[0].Path, Value: bson.D{{Key: "$lte", Value: bson.NewDateTimeFromTime(cutoff)}}}}
+	date := bson.D{{Key: "$lte", Value: bson.NewDateTimeFromTime(cutoff)}}
+	cond := bson.D{{Key: ix.Fields[0].Path, Value: date}}
+	if ts := c.Options.Timeseries; ts != nil {
+		cond = append(cond, bson.E{Key: "control.max." + ts.Lookup("timeField").StringValue(), Value: date})
+	}
 	var filter []byte
 	var err error
 	if pf := ix.Spec.Lookup("partialFilterExpression"); pf.Type == bson.TypeEmbeddedDocument {

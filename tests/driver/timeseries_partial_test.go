@@ -122,3 +122,68 @@ func TestTimeseriesPartialIndex(t *testing.T) {
 	// the buckets, once translated.
 	requireCode(t, create(bson.D{{Key: "m", Value: bson.D{{Key: "$ne", Value: 1}}}}), 67, "CannotCreateIndex")
 }
+
+// TestTimeseriesPartialTTLIndex: a TTL index on the time field with a
+// partial filter on the metaField (MongoDB 6.3 and later;
+// jstests/core/timeseries/timeseries_index_ttl_partial.js) is listed as
+// given and expires the buckets its filter holds once their newest
+// measurement is older than expireAfterSeconds (a bucket holding an
+// unexpired measurement stays, as MongoDB's bound on the bucket's
+// minimum time widened by bucketMaxSpanSeconds keeps it), and no others.
+func TestTimeseriesPartialTTLIndex(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tspartialttl")
+	createTSColl(t, db, "ts")
+	ts := db.Collection("ts")
+	if _, err := ts.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: 1}},
+		Options: options.Index().SetName("p").SetPartialFilterExpression(bson.D{{Key: "m", Value: bson.D{{Key: "$gt", Value: 5}}}}).SetExpireAfterSeconds(0)}); err != nil {
+		t.Fatal(err)
+	}
+	var listed []bson.Raw
+	if cur, err := ts.Indexes().List(ctx); err != nil || cur.All(ctx, &listed) != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(listed, func(s bson.Raw) bool { return s.Lookup("name").StringValue() == "p" }); i < 0 ||
+		!slices.Equal(listed[i].Lookup("key").Document(), mustRaw(t, bson.D{{Key: "t", Value: 1}})) || listed[i].Lookup("expireAfterSeconds").AsInt64() != 0 {
+		t.Fatalf("listIndexes: %v", listed)
+	}
+	// v 3 and 4 share a bucket whose oldest measurement expired and
+	// whose newest did not: it stays.
+	now := time.Now()
+	if _, err := ts.InsertMany(ctx, []any{
+		bson.D{{Key: "t", Value: now.Add(-72 * time.Hour)}, {Key: "m", Value: 10}, {Key: "v", Value: 1}},
+		bson.D{{Key: "t", Value: now.Add(-72 * time.Hour)}, {Key: "m", Value: 1}, {Key: "v", Value: 2}},
+		bson.D{{Key: "t", Value: now.Add(-30 * time.Minute)}, {Key: "m", Value: 10}, {Key: "v", Value: 3}},
+		bson.D{{Key: "t", Value: now.Add(10 * time.Minute)}, {Key: "m", Value: 10}, {Key: "v", Value: 4}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	admin := client.Database("admin")
+	passes := func() int64 {
+		var st bson.Raw
+		if err := admin.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Lookup("metrics", "ttl", "passes").AsInt64()
+	}
+	start := passes()
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 60}})
+	// Two passes after the setting, as jstests' TTLUtil.waitForPass.
+	for deadline := time.Now().Add(15 * time.Second); passes() < start+2; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no TTL pass")
+		}
+	}
+	var left []int32
+	for _, d := range findAll(t, ts, bson.D{}) {
+		left = append(left, d.Lookup("v").Int32())
+	}
+	slices.Sort(left)
+	if !slices.Equal(left, []int32{2, 3, 4}) {
+		t.Errorf("left %v, want [2 3 4]", left)
+	}
+}
