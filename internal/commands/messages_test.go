@@ -332,7 +332,7 @@ func TestTimeseriesTTLIndex(t *testing.T) {
 			"TTL indexes on non-time fields are not supported on time-series collections"},
 		// The translation of the filter fails first.
 		{`{"key": {"tm": 1}, "name": "p", "expireAfterSeconds": 400, "partialFilterExpression": {"tm": 7}}`, 5916301,
-			"Error translating non-metadata time-series predicate to operate on buckets: can't handle a comparison of the time field to a non-date: tm: 7"},
+			"Error translating non-metadata time-series predicate to operate on buckets: This predicate will never be true, because the time field always contains a Date: { tm: { $eq: 7 } }"},
 		{`{"key": {"tm": 1}, "name": "p", "expireAfterSeconds": 400, "partialFilterExpression": {"mm": {"$gt": 5}}}`, 0, ""},
 		{`{"key": {"tm": -1}, "name": "p2", "expireAfterSeconds": 400, "partialFilterExpression": {"$or": [{"mm": 1}, {"mm.b": 2}]}}`, 0, ""},
 		// An empty filter reads no measurement (MongoDB's hasMetricPred).

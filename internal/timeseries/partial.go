@@ -1,7 +1,10 @@
 package timeseries
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
@@ -52,7 +55,7 @@ func (o Options) partialConds(d bson.Raw) (string, error) {
 			for _, sub := range subs {
 				doc, ok := sub.DocumentOK()
 				if !ok {
-					return "", ineligible("not a filter document", k, v)
+					return "", ineligible("can't handle this predicate", k, "", v)
 				}
 				m, err := o.partialConds(doc)
 				if err != nil {
@@ -61,7 +64,7 @@ func (o Options) partialConds(d bson.Raw) (string, error) {
 				note(m)
 			}
 		case len(k) > 0 && k[0] == '$':
-			return "", ineligible("can't handle "+k, k, v)
+			return "", ineligible("can't handle this predicate", k, "", v)
 		case o.isMetaPath(k):
 		default:
 			if err := o.partialFieldCond(k, v); err != nil {
@@ -73,70 +76,81 @@ func (o Options) partialConds(d bson.Raw) (string, error) {
 	return measured, nil
 }
 
-// partialFieldCond checks the condition v on time or measurement path k.
+// partialFieldCond checks the condition v on time or measurement path k,
+// with MongoDB's reasons (createComparisonPredicate, the $in case of
+// createPredicatesOnBucketLevelField, "can't handle this predicate" for
+// any other).
 func (o Options) partialFieldCond(k string, v bson.RawValue) error {
 	ops, isDoc := v.DocumentOK()
 	if isDoc {
-		first, err := ops.IndexErr(0)
-		if err != nil || len(first.Key()) == 0 || first.Key()[0] != '$' {
-			return ineligible("can't handle a comparison to a non-scalar", k, v)
+		if first, err := ops.IndexErr(0); err != nil || len(first.Key()) == 0 || first.Key()[0] != '$' {
+			// equality to an object
+			return o.partialComparand(k, "$eq", v)
 		}
 	}
 	if !isDoc {
 		if v.Type == bson.TypeRegex {
-			return ineligible("can't handle a regex", k, v)
+			return ineligible("can't handle this predicate", k, "", v)
 		}
-		return o.partialComparand(k, v)
+		return o.partialComparand(k, "$eq", v)
 	}
 	elems, _ := ops.Elements()
 	for _, op := range elems {
 		w := op.Value()
 		switch op.Key() {
 		case "$eq", "$gt", "$gte", "$lt", "$lte":
-			if err := o.partialComparand(k, w); err != nil {
+			if err := o.partialComparand(k, op.Key(), w); err != nil {
 				return err
 			}
 		case "$exists":
 			if !values.Truthy(w) {
-				return ineligible("can't handle {$exists: false}", k, v)
+				return ineligible("can't handle this predicate", k, "", v)
 			}
 		case "$in":
 			arr, _ := w.ArrayOK()
 			list, _ := arr.Values()
+			if slices.ContainsFunc(list, func(x bson.RawValue) bool { return x.Type == bson.TypeRegex }) {
+				return ineligible("can't handle $regex predicate (inside $in predicate)", k, "$in", w)
+			}
+			if slices.ContainsFunc(list, func(x bson.RawValue) bool { return x.Type == bson.TypeNull }) {
+				return ineligible("can't handle {$eq: null} predicate (inside $in predicate)", k, "$in", w)
+			}
 			for _, x := range list {
-				if x.Type == bson.TypeRegex {
-					return ineligible("can't handle a regex", k, v)
-				}
-				if err := o.partialComparand(k, x); err != nil {
+				if err := o.partialComparand(k, "$eq", x); err != nil {
 					return err
 				}
 			}
 		default:
-			return ineligible("can't handle "+op.Key(), k, v)
+			return ineligible("can't handle this predicate", k, "", v)
 		}
 	}
 	return nil
 }
 
-// partialComparand checks a value path k is compared with: a scalar
-// other than null (whose equality also matches missing fields, which the
-// control fields cannot tell), and a date for the time field, which holds
-// only dates.
-func (o Options) partialComparand(k string, w bson.RawValue) error {
+// partialComparand checks a value path k is compared with (by op): a
+// scalar (MongoDB's control bounds order objects without regard to their
+// fields' order), not null (whose equality also matches missing fields),
+// and a date for the time field, which holds only dates.
+func (o Options) partialComparand(k, op string, w bson.RawValue) error {
 	switch {
-	case w.Type == bson.TypeNull || w.Type == bson.TypeUndefined:
-		return ineligible("can't handle comparison to null", k, w)
 	case w.Type == bson.TypeEmbeddedDocument || w.Type == bson.TypeArray:
-		return ineligible("can't handle a comparison to a non-scalar", k, w)
+		return ineligible("operand can't be an object or array", k, op, w)
+	case w.Type == bson.TypeNull:
+		return ineligible("can't handle {$eq: null}", k, op, w)
 	case k == o.TimeField && w.Type != bson.TypeDateTime:
-		return ineligible("can't handle a comparison of the time field to a non-date", k, w)
+		return ineligible("This predicate will never be true, because the time field always contains a Date", k, op, w)
 	}
 	return nil
 }
 
-// ineligible is MongoDB's refusal of a partial filter condition it cannot
-// push down to the buckets.
-func ineligible(why, k string, v bson.RawValue) error {
+// ineligible is MongoDB's refusal (handleIneligible) of a partial filter
+// condition it cannot push down to the buckets, naming the condition as
+// {k: {op: v}} (MatchExpression::serialize), or {k: v} with no op.
+func ineligible(why, k, op string, v bson.RawValue) error {
+	cond := v
+	if op != "" {
+		cond = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: bsoncore.NewDocumentBuilder().AppendValue(op, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value}).Build()}
+	}
 	return mongoerr.New(mongoerr.TimeseriesPredicateNotTranslatable,
-		"Error translating non-metadata time-series predicate to operate on buckets: %s: %s", why, values.ShellElement(k, v))
+		"Error translating non-metadata time-series predicate to operate on buckets: %s: { %s }", why, values.ShellElement(k, cond))
 }
