@@ -235,9 +235,17 @@ func (p *Plan) multikeyPaths() bson.D {
 // interval of keys it counts. A scan of collation keys whose bounds hold
 // strings shows as the IXSCAN it is (its bounds shown as collation keys),
 // not a COUNT_SCAN, whose start and end keys would be the keys' bytes.
+// Bounds no value satisfies are no interval: an IXSCAN of none, as
+// MongoDB's planner turns only a single interval into a COUNT_SCAN
+// (IndexBounds::isSingleInterval).
 func (p *Plan) CountScanShown() bool {
 	if !p.CountScan() || len(p.Intervals) > 1 || p.checks != nil {
 		return false
+	}
+	for _, fb := range p.fieldBounds {
+		if fb.none {
+			return false
+		}
 	}
 	if p.countExact {
 		for _, fb := range p.fieldBounds {
