@@ -396,43 +396,26 @@ func missingBounds(desc bool) fieldBounds {
 	return fb
 }
 
-// typeClassShown are the type classes $type bounds, each as MongoDB's
-// explain shows its interval (appendMinForType to appendMaxForType).
-var typeClassShown = map[bson.Type][2]string{
-	bson.TypeDouble:           {"[nan.0", "inf.0]"},
-	bson.TypeString:           {`[""`, "{})"},
-	bson.TypeEmbeddedDocument: {"[{}", "[])"},
-	bson.TypeBoolean:          {"[false", "true]"},
-	bson.TypeNull:             {"[null", "null]"},
-	bson.TypeUndefined:        {"[undefined", "undefined]"},
-	bson.TypeDateTime:         {"[new Date(-9223372036854775808)", "new Date(9223372036854775807)]"},
-	bson.TypeObjectID:         {"[ObjectId('000000000000000000000000')", "ObjectId('ffffffffffffffffffffffff')]"},
-	bson.TypeTimestamp:        {"[Timestamp(0, 0)", "Timestamp(4294967295, 4294967295)]"},
-	bson.TypeMinKey:           {"[MinKey", "MinKey]"},
-	bson.TypeMaxKey:           {"[MaxKey", "MaxKey]"},
-}
-
-// typeBounds are the bounds of {$type: types}: the class of each type
+// typeBounds are the bounds of {$type: types}: the bracket of each type
 // (all numbers one), as MongoDB's index_bounds_builder bounds
-// TYPE_OPERATOR; none when the types include array, whose documents are
-// keyed by their elements, or a type whose class this table lacks. The
-// filter judges each fetched document (a class holds other types).
+// TYPE_OPERATOR, from appendMinForType to appendMaxForType; none when the
+// types include array, whose documents are keyed by their elements. The
+// filter judges each fetched document (a bracket holds other types).
 func typeBounds(types []bson.Type, desc bool) fieldBounds {
 	var ivs []fieldInterval
 	for _, t := range types {
 		if values.IsNumber(t) {
 			t = bson.TypeDouble
 		}
-		shown, ok := typeClassShown[t]
-		if !ok {
+		if t == bson.TypeArray {
 			return fieldBounds{}
 		}
 		lo, hi := keyenc.TypeBounds(t, desc)
-		iv := fieldInterval{lo: []byte{lo}, hi: []byte{hi}, loShown: shown[0], hiShown: shown[1]}
+		minV, maxV := bracketMin(t), bracketMax(t)
+		iv := fieldInterval{lo: []byte{lo}, hi: []byte{hi}, loVal: minV, hiVal: maxV, loIncl: true, hiIncl: sameBracket(maxV.Type, t)}
 		if desc {
-			// A descending field meets the class from its top.
-			iv.loShown = opening(shown[1][len(shown[1])-1] == ']') + shown[1][:len(shown[1])-1]
-			iv.hiShown = shown[0][1:] + closing(shown[0][0] == '[')
+			// A descending field meets the bracket from its top.
+			iv.loVal, iv.hiVal, iv.loIncl, iv.hiIncl = maxV, minV, iv.hiIncl, true
 		}
 		ivs = append(ivs, iv)
 	}
@@ -629,7 +612,12 @@ func nanComparisonBounds(k query.Kind, desc bool) fieldBounds {
 }
 
 // rangeBounds turns a comparison into a range within the operand's type
-// class, as MongoDB brackets comparisons by type.
+// bracket, as MongoDB's IndexBoundsBuilder::translate makes it: from the
+// operand to the bracket's end (bracketMax, an infinity for numbers) for
+// $gt and $gte, from its start (bracketMin, -inf for numbers) for $lt and
+// $lte, the far end included when it is of the operand's bracket
+// (typeMatch). A range from a value to itself that leaves it out, as
+// {$gt: true} or {$lt: ""}, is no interval (Interval::isNull).
 func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 	switch v.Type {
 	case bson.TypeNull, bson.TypeArray, bson.TypeMinKey, bson.TypeMaxKey, bson.TypeUndefined:
@@ -638,40 +626,122 @@ func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 	enc := keyenc.AppendField(nil, v, desc)
 	classLo, classHi := keyenc.TypeBounds(v.Type, desc)
 	incl := k == query.KindGte || k == query.KindLte
-	open, closed := opening(incl), closing(incl)
-	value := showValue(v)
+	lowerOp := k == query.KindGt || k == query.KindGte
+	far := bracketMin(v.Type)
+	if lowerOp {
+		far = bracketMax(v.Type)
+	} else if values.IsNumber(v.Type) {
+		// NaN sorts below -inf but satisfies no comparison with a
+		// number but NaN: the range ends at -inf.
+		far = keyenc.Inf(-1)
+	}
+	farIncl := sameBracket(far.Type, v.Type)
+	if !(incl && farIncl) && bytes.Equal(enc, keyenc.AppendField(nil, far, desc)) {
+		return fieldBounds{ivs: []fieldInterval{{lo: enc, hi: enc}}, none: true}
+	}
 	// The byte range runs from the lower value to the upper one, or in a
 	// descending field from the upper to the lower: the value bound is at
 	// the start of the range when the operator bounds from below and the
 	// field ascends, or bounds from above and the field descends.
 	var iv fieldInterval
-	if lowerOp := k == query.KindGt || k == query.KindGte; lowerOp != desc {
-		iv.hi, iv.hiShown = []byte{classHi}, classEndShown(v.Type, !desc)+"]"
-		iv.hiVal, iv.hiIncl = classEnd(v.Type, !desc), true
+	if lowerOp != desc {
+		iv.hi, iv.hiVal, iv.hiIncl = []byte{classHi}, far, farIncl
 		if values.IsNumber(v.Type) && desc && !isNaN(v) {
 			// As below: a descending range ends after -inf.
 			iv.hi = keyenc.PrefixEnd(keyenc.AppendField(nil, keyenc.Inf(-1), true))
 		}
-		iv.lo, iv.loShown = enc, open+value
-		iv.loVal, iv.loIncl = v, incl
+		iv.lo, iv.loVal, iv.loIncl = enc, v, incl
 		if !incl {
 			iv.lo = keyenc.PrefixEnd(enc)
 		}
 	} else {
-		iv.lo, iv.loShown = []byte{classLo}, "["+classEndShown(v.Type, desc)
-		iv.loVal, iv.loIncl = classEnd(v.Type, desc), true
+		iv.lo, iv.loVal, iv.loIncl = []byte{classLo}, far, farIncl
 		if values.IsNumber(v.Type) && !desc && !isNaN(v) {
-			// NaN sorts below -inf but satisfies no comparison with a
-			// number but NaN: the range ends at -inf.
 			iv.lo = keyenc.AppendField(nil, keyenc.Inf(-1), false)
 		}
-		iv.hi, iv.hiShown = keyenc.PrefixEnd(enc), value+closed
-		iv.hiVal, iv.hiIncl = v, incl
+		iv.hi, iv.hiVal, iv.hiIncl = keyenc.PrefixEnd(enc), v, incl
 		if !incl {
 			iv.hi = enc
 		}
 	}
 	return fieldBounds{ivs: []fieldInterval{iv}}
+}
+
+// bracketMin and bracketMax are the ends of t's bracket of the key order
+// as MongoDB's appendMinForType and appendMaxForType make them: a type's
+// least value, and its greatest (numbers: NaN to +inf; dates, timestamps,
+// ObjectIds and booleans their extremes) or, for a type without one, the
+// least value of the bracket after it ("" to {} for strings, {} to [] for
+// objects...; CodeWScope's is MaxKey).
+func bracketMin(t bson.Type) bson.RawValue {
+	switch t {
+	case bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128:
+		return nanValue
+	case bson.TypeString, bson.TypeSymbol:
+		return bson.RawValue{Type: bson.TypeString, Value: appendString(nil, "")}
+	case bson.TypeEmbeddedDocument, bson.TypeArray:
+		return bson.RawValue{Type: t, Value: emptyDoc}
+	case bson.TypeBinary:
+		return bson.RawValue{Type: t, Value: []byte{0, 0, 0, 0, 0}}
+	case bson.TypeObjectID:
+		return bson.RawValue{Type: t, Value: make([]byte, 12)}
+	case bson.TypeBoolean:
+		return bson.RawValue{Type: t, Value: []byte{0}}
+	case bson.TypeDateTime:
+		return bson.RawValue{Type: t, Value: binary.LittleEndian.AppendUint64(nil, 1<<63)}
+	case bson.TypeTimestamp:
+		return bson.RawValue{Type: t, Value: make([]byte, 8)}
+	case bson.TypeRegex:
+		return bson.RawValue{Type: t, Value: []byte{0, 0}}
+	case bson.TypeDBPointer:
+		return bson.RawValue{Type: t, Value: append(appendString(nil, ""), make([]byte, 12)...)}
+	case bson.TypeJavaScript:
+		return bson.RawValue{Type: t, Value: appendString(nil, "")}
+	case bson.TypeCodeWithScope:
+		return bson.RawValue{Type: t, Value: append(append([]byte{14, 0, 0, 0}, appendString(nil, "")...), emptyDoc...)}
+	}
+	return bson.RawValue{Type: t} // null, undefined, MinKey, MaxKey: one value each
+}
+
+func bracketMax(t bson.Type) bson.RawValue {
+	switch t {
+	case bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128:
+		return keyenc.Inf(1)
+	case bson.TypeString, bson.TypeSymbol:
+		return bracketMin(bson.TypeEmbeddedDocument)
+	case bson.TypeEmbeddedDocument:
+		return bracketMin(bson.TypeArray)
+	case bson.TypeArray:
+		return bracketMin(bson.TypeBinary)
+	case bson.TypeBinary:
+		return bracketMin(bson.TypeObjectID)
+	case bson.TypeObjectID:
+		return bson.RawValue{Type: t, Value: bytes.Repeat([]byte{0xff}, 12)}
+	case bson.TypeBoolean:
+		return bson.RawValue{Type: t, Value: []byte{1}}
+	case bson.TypeDateTime:
+		return bson.RawValue{Type: t, Value: binary.LittleEndian.AppendUint64(nil, math.MaxInt64)}
+	case bson.TypeTimestamp:
+		return bson.RawValue{Type: t, Value: bytes.Repeat([]byte{0xff}, 8)}
+	case bson.TypeRegex:
+		return bracketMin(bson.TypeDBPointer)
+	case bson.TypeDBPointer:
+		return bracketMin(bson.TypeJavaScript)
+	case bson.TypeJavaScript:
+		return bracketMin(bson.TypeCodeWithScope)
+	case bson.TypeCodeWithScope:
+		return bson.RawValue{Type: bson.TypeMaxKey}
+	}
+	return bson.RawValue{Type: t}
+}
+
+// sameBracket reports whether types a and b share a bracket of the key
+// order (MongoDB's canonical type: all numbers one, strings and symbols
+// one).
+func sameBracket(a, b bson.Type) bool {
+	lo, _ := keyenc.TypeBounds(a, false)
+	other, _ := keyenc.TypeBounds(b, false)
+	return lo == other
 }
 
 // showValue renders a bound value as explain shows it.
@@ -691,37 +761,11 @@ func isNaN(v bson.RawValue) bool {
 	return math.IsNaN(f)
 }
 
-// classEnd is the value at the top (or bottom) of a type class as
-// explain shows it: an infinity for numbers, else MaxKey (MinKey).
-func classEnd(t bson.Type, top bool) bson.RawValue {
-	switch {
-	case values.IsNumber(t) && top:
-		return keyenc.Inf(1)
-	case values.IsNumber(t):
-		return keyenc.Inf(-1)
-	case top:
-		return bson.RawValue{Type: bson.TypeMaxKey}
-	}
-	return bson.RawValue{Type: bson.TypeMinKey}
-}
-
-// classEndShown names the top (or bottom) of a type class as explain does.
-func classEndShown(t bson.Type, top bool) string {
-	switch {
-	case values.IsNumber(t) && top:
-		return "inf.0"
-	case values.IsNumber(t):
-		return "-inf.0"
-	case top:
-		return "MaxKey"
-	}
-	return "MinKey"
-}
-
 var (
 	nullValue      = bson.RawValue{Type: bson.TypeNull}
 	undefinedValue = bson.RawValue{Type: bson.TypeUndefined}
 	nanValue       = bson.RawValue{Type: bson.TypeDouble, Value: binary.LittleEndian.AppendUint64(nil, math.Float64bits(math.NaN()))}
+	emptyDoc       = []byte{5, 0, 0, 0, 0}
 )
 
 // collationFits reports whether leaf n may bound an index whose keys follow
