@@ -2,7 +2,6 @@ package planner
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -31,10 +30,12 @@ func regexBounds(re bson.RawValue, desc, collated bool) fieldBounds {
 				enc[i] = ^enc[i]
 			}
 		}
-		lo, hi := strconv.Quote(prefix), strconv.Quote(prefix[:len(prefix)-1]+string([]byte{prefix[len(prefix)-1] + 1}))
-		str = fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loShown: "[" + lo, hiShown: hi + ")"}
+		// The ends show as the strings they are, unescaped (BSONElement::toString).
+		lo := bson.RawValue{Type: bson.TypeString, Value: appendString(nil, prefix)}
+		hi := bson.RawValue{Type: bson.TypeString, Value: appendString(nil, prefix[:len(prefix)-1]+string([]byte{prefix[len(prefix)-1] + 1}))}
+		str = fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loVal: lo, hiVal: hi, loIncl: true}
 		if desc {
-			str.loShown, str.hiShown = "("+hi, lo+"]"
+			str.loVal, str.hiVal, str.loIncl, str.hiIncl = hi, lo, false, true
 		}
 	} else {
 		str = typeBounds([]bson.Type{bson.TypeString}, desc).ivs[0]
