@@ -351,7 +351,7 @@ func complementBounds(child *query.Node, f Field) fieldBounds {
 	}
 	for _, v := range vals {
 		switch v.Type {
-		case bson.TypeNull, bson.TypeUndefined, bson.TypeMinKey, bson.TypeMaxKey, bson.TypeArray, bson.TypeRegex:
+		case bson.TypeUndefined, bson.TypeMinKey, bson.TypeMaxKey, bson.TypeArray, bson.TypeRegex:
 			return fieldBounds{}
 		}
 	}
@@ -362,9 +362,12 @@ func complementBounds(child *query.Node, f Field) fieldBounds {
 	full := extremeBounds(query.KindGte, bson.TypeMinKey, f.Desc, false).ivs[0]
 	lo, loShown := full.lo, opening(full.loIncl)+showValue(full.loVal)
 	var out fieldBounds
-	for _, iv := range inner.ivs {
+	for i, iv := range inner.ivs {
 		ivLo, ivHi := iv.ends()
-		if bytes.Compare(lo, iv.lo) < 0 {
+		// No key lies between undefined's and null's, the points null's
+		// bounds hold: {$ne: null} is [MinKey, undefined), (null, MaxKey].
+		between := i > 0 && nullish(inner.ivs[i-1].loVal) && nullish(iv.loVal)
+		if bytes.Compare(lo, iv.lo) < 0 && !between {
 			out.ivs = append(out.ivs, fieldInterval{lo: lo, hi: iv.lo, loShown: loShown, hiShown: ivLo[1:] + closing(ivLo[0] == '(')})
 		}
 		if bytes.Compare(iv.hi, lo) > 0 {
@@ -375,6 +378,12 @@ func complementBounds(child *query.Node, f Field) fieldBounds {
 		out.ivs = append(out.ivs, fieldInterval{lo: lo, hi: full.hi, loShown: loShown, hiShown: showValue(full.hiVal) + closing(full.hiIncl)})
 	}
 	return out
+}
+
+// nullish reports whether v is null or undefined, the values null's
+// bounds hold.
+func nullish(v bson.RawValue) bool {
+	return v.Type == bson.TypeNull || v.Type == bson.TypeUndefined
 }
 
 // notExistsPath is the path n tests for {$exists: false} (a negated
@@ -620,7 +629,17 @@ func nanComparisonBounds(k query.Kind, desc bool) fieldBounds {
 // {$gt: true} or {$lt: ""}, is no interval (Interval::isNull).
 func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 	switch v.Type {
-	case bson.TypeNull, bson.TypeArray, bson.TypeMinKey, bson.TypeMaxKey, bson.TypeUndefined:
+	case bson.TypeNull:
+		// Null's bracket holds null alone (a missing field is keyed as
+		// null, with undefined): $gte and $lte are its equality, and
+		// nothing is above or below it.
+		if incl := k == query.KindGte || k == query.KindLte; incl {
+			fb, _ := pointBounds([]bson.RawValue{v}, desc)
+			return fb
+		}
+		enc := keyenc.AppendField(nil, v, desc)
+		return fieldBounds{ivs: []fieldInterval{{lo: enc, hi: enc}}, none: true}
+	case bson.TypeArray, bson.TypeMinKey, bson.TypeMaxKey, bson.TypeUndefined:
 		return fieldBounds{}
 	}
 	enc := keyenc.AppendField(nil, v, desc)
