@@ -26,6 +26,9 @@ type fieldInterval struct {
 	loShown, hiShown string
 	loVal, hiVal     bson.RawValue
 	loIncl, hiIncl   bool
+	// unshown marks keys explain does not show: those of missing fields,
+	// which Folio keys with undefined's key and MongoDB as null.
+	unshown bool
 }
 
 func (iv fieldInterval) shown() string {
@@ -112,13 +115,19 @@ func (b fieldBounds) shown(backward bool) []string {
 	if b.none {
 		return []string{}
 	}
-	out := make([]string, len(b.ivs))
-	for i, iv := range b.ivs {
-		if backward {
-			out[len(out)-1-i] = iv.shownBackward()
-		} else {
-			out[i] = iv.shown()
+	out := make([]string, 0, len(b.ivs))
+	for _, iv := range b.ivs {
+		if iv.unshown {
+			continue
 		}
+		if backward {
+			out = append(out, iv.shownBackward())
+		} else {
+			out = append(out, iv.shown())
+		}
+	}
+	if backward {
+		slices.Reverse(out)
 	}
 	return out
 }
@@ -395,13 +404,17 @@ func notExistsPath(n *query.Node) (string, bool) {
 	return "", false
 }
 
-// missingBounds are the bounds of {$exists: false}: the keys of null, which
-// a missing field is keyed as (with undefined's), as MongoDB's
-// index_bounds_builder bounds a negated EXISTS; the filter judges each
-// document fetched (an explicit null is keyed alike). A sparse index,
-// which leaves missing fields out, is never asked (holdsEveryMatch).
+// missingBounds are the bounds of {$exists: false}: the keys of null and
+// those of missing fields (undefined's key), shown as MongoDB's
+// index_bounds_builder bounds a negated EXISTS, [null, null], for it keys
+// a missing field as null; the filter judges each document fetched (an
+// explicit null, or undefined, is keyed alike). A sparse index, which
+// leaves missing fields out, is never asked (holdsEveryMatch).
 func missingBounds(desc bool) fieldBounds {
 	fb, _ := pointBounds([]bson.RawValue{nullValue}, desc)
+	for i := range fb.ivs {
+		fb.ivs[i].unshown = fb.ivs[i].loVal.Type == bson.TypeUndefined
+	}
 	return fb
 }
 
