@@ -342,9 +342,10 @@ func keyBoundsFrom(leaves []*query.Node, f Field, deepest int, coll *collation.C
 // bounds (MongoDB fetches to judge the others, INEXACT_FETCH). Only on an
 // index without a collation (a query under another collation never
 // reaches an index holding its strings: CollationFits), and only for an
-// equality, $in or comparison whose operands are concrete scalars
-// (null, undefined, MinKey, MaxKey, arrays and regexes bound more than
-// their own keys; NaN's bounds hold just the NaNs, nanComparisonBounds).
+// equality, $in or comparison whose operands are concrete scalars or null
+// (undefined, MinKey, MaxKey, arrays and regexes bound more than their own
+// keys; NaN's bounds hold just the NaNs, nanComparisonBounds; null's, its
+// points, rangeBounds). A child no key satisfies leaves every key.
 // The filter judges each fetched document.
 func complementBounds(child *query.Node, f Field) fieldBounds {
 	vals := []bson.RawValue{child.Value}
@@ -365,7 +366,12 @@ func complementBounds(child *query.Node, f Field) fieldBounds {
 		}
 	}
 	inner := keyBounds([]*query.Node{child}, f, false, nil)
-	if inner.empty() || inner.none {
+	switch {
+	case inner.none:
+		// Nothing satisfies child ({$gt: null}, {$lt: NaN}): every key
+		// satisfies its negation.
+		return extremeBounds(query.KindGte, bson.TypeMinKey, f.Desc, false)
+	case inner.empty():
 		return fieldBounds{}
 	}
 	full := extremeBounds(query.KindGte, bson.TypeMinKey, f.Desc, false).ivs[0]
