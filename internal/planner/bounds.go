@@ -275,7 +275,7 @@ func keyBoundsFrom(leaves []*query.Node, f Field, deepest int, coll *collation.C
 			if len(n.Children) != 1 || n.Children[0].Path != f.Path || coll != nil {
 				continue
 			}
-			fb = complementBounds(n.Children[0], f)
+			fb = complementBounds(n.Children[0], f, multikey)
 		} else if n.Path != f.Path || !collationFits(n, coll) {
 			continue
 		}
@@ -346,8 +346,12 @@ func keyBoundsFrom(leaves []*query.Node, f Field, deepest int, coll *collation.C
 // (undefined, MinKey, MaxKey, arrays and regexes bound more than their own
 // keys; NaN's bounds hold just the NaNs, nanComparisonBounds; null's, its
 // points, rangeBounds). A child no key satisfies leaves every key.
+// On a field that may hold arrays, a child matching null is not
+// complemented: an empty array keys null (along the path) or undefined (at
+// its end), and its document may match the negation ({a: []} matches
+// {"a.b": {$ne: null}}) with no key outside null's bounds.
 // The filter judges each fetched document.
-func complementBounds(child *query.Node, f Field) fieldBounds {
+func complementBounds(child *query.Node, f Field, multikey bool) fieldBounds {
 	vals := []bson.RawValue{child.Value}
 	switch child.Kind {
 	case query.KindEq, query.KindGt, query.KindGte, query.KindLt, query.KindLte:
@@ -366,6 +370,9 @@ func complementBounds(child *query.Node, f Field) fieldBounds {
 		}
 	}
 	inner := keyBounds([]*query.Node{child}, f, false, nil)
+	if multikey && slices.ContainsFunc(inner.ivs, func(iv fieldInterval) bool { return nullish(iv.loVal) || nullish(iv.hiVal) }) {
+		return fieldBounds{}
+	}
 	switch {
 	case inner.none:
 		// Nothing satisfies child ({$gt: null}, {$lt: NaN}): every key
