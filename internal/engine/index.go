@@ -79,11 +79,9 @@ type Index struct {
 	// sharedFirstPart: two plain fields share their first path part, so
 	// they may run through one array (index_pairs.go).
 	sharedFirstPart bool
-	// arrays are the array components of the fields' paths, untracked
-	// set on an index that was multikey before they were recorded
-	// (index_arrays.go).
-	arrays    atomic.Pointer[[]uint64]
-	untracked bool
+	// arrays are the array components of the fields' paths; nil on an
+	// index not tracking them (index_arrays.go).
+	arrays atomic.Pointer[[]uint64]
 	// crossKeys: the index's keys hold every combination of its fields'
 	// values, as Folio keyed indexes before it keyed the fields running
 	// through one array by element (storedIndex.ElementKeys absent).
@@ -236,7 +234,7 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	}
 	ix.v1 = spec.Version == 1
 	ix.sharedFirstPart = ix.wild == nil && ix.text == nil && sharedFirstPart(ix.Fields)
-	if ix.tracksArrays() {
+	if ix.arrayTrackingKind() {
 		ix.arrays.Store(new(make([]uint64, len(ix.Fields))))
 	}
 	if ix.wild != nil {
@@ -729,6 +727,7 @@ func (f *fieldValues) add(v bson.RawValue) {
 // addArray notes the array at path, met by the way so far.
 func (f *fieldValues) addArray(path []string) {
 	f.arrays = append(f.arrays, strings.Join(path, "."))
+	f.depths |= componentBit(len(path) - 1)
 	if f.track {
 		f.arrayWays = append(f.arrayWays, slices.Clone(f.at))
 	}
@@ -756,7 +755,6 @@ func (f *fieldValues) collect(v bson.RawValue, parts []string, i int) bool {
 			return false
 		}
 		f.addArray(parts[:i])
-		f.depths |= componentBit(i - 1)
 		elems, _ := v.Array().Values()
 		f.addElements(elems, i)
 		return false
@@ -778,7 +776,6 @@ func (f *fieldValues) collect(v bson.RawValue, parts []string, i int) bool {
 			return f.collect(elems[n], parts, i+1)
 		}
 		f.addArray(parts[:i])
-		f.depths |= componentBit(i - 1)
 		if len(elems) == 0 {
 			f.add(nullValue)
 			return true

@@ -20,9 +20,16 @@ import "slices"
 // first c+1 components); components past the 64th share the last bit.
 func componentBit(c int) uint64 { return 1 << min(c, 63) }
 
-// tracksArrays reports whether ix records its fields' array components.
-func (ix *Index) tracksArrays() bool {
-	return !ix.untracked && ix.wild == nil && ix.text == nil &&
+// tracksArrays reports whether ix records its fields' array components:
+// an index of its kind (arrayTrackingKind) not loaded untracked
+// (loadArrays).
+func (ix *Index) tracksArrays() bool { return ix.arrays.Load() != nil }
+
+// arrayTrackingKind reports whether an index of ix's kind records its
+// fields' array components (text, 2d, 2dsphere and wildcard indexes do
+// not).
+func (ix *Index) arrayTrackingKind() bool {
+	return ix.wild == nil && ix.text == nil &&
 		!slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Geo || f.Flat })
 }
 
@@ -70,7 +77,6 @@ func newBits(have, add []uint64) bool {
 // components si records, or no tracking when si is multikey without them.
 func loadArrays(ix *Index, si storedIndex) {
 	if si.Multikey && si.FieldArrays == nil {
-		ix.untracked = true
 		ix.arrays.Store(nil)
 		return
 	}

@@ -218,11 +218,12 @@ func (p *Plan) multikeyPaths() bson.D {
 	if ix.FieldArrays == nil || len(ix.FieldArrays) != len(ix.Fields) {
 		return nil
 	}
+	arr := arrays{ix: ix, multikey: true}
 	mk := make(bson.D, 0, len(ix.Fields))
 	for i, f := range ix.Fields {
 		prefixes := bson.A{}
 		for c := range f.Parts {
-			if ix.FieldArrays[i]&(1<<min(c, 63)) != 0 {
+			if arr.at(i, c) {
 				prefixes = append(prefixes, strings.Join(f.Parts[:c+1], "."))
 			}
 		}
