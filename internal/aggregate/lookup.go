@@ -394,7 +394,9 @@ func (s *lookupStage) matches(doc bson.Raw, rt *runtime) (Source, error) {
 		}
 	default:
 		var filter bson.Raw
-		filter, pipeline = leadingText(pipeline)
+		if filter, pipeline = leadingText(pipeline); filter == nil {
+			filter = scanFilter(pipeline, rt.withVars(vars).ectx)
+		}
 		src, err = rt.find(s.foreign(), filter)
 	}
 	if err != nil {
@@ -633,7 +635,9 @@ func (s *unionWithStage) run(in Source, rt *runtime) Source {
 				src, err = rt.findNear(coll, &g.search)
 			} else {
 				var filter bson.Raw
-				filter, stages = leadingText(stages)
+				if filter, stages = leadingText(stages); filter == nil {
+					filter = scanFilter(stages, rt.ectx)
+				}
 				src, err = rt.find(coll, filter)
 			}
 			if err != nil {

@@ -1,6 +1,8 @@
 package aggregate
 
 import (
+	"strconv"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -18,17 +20,20 @@ import (
 // well: such a filter is compiled again for each run, against the run's
 // variable values.
 type matchStage struct {
-	spec   bson.Raw // the query filter without its top-level $expr conditions
-	filter *query.Filter
-	exprs  []*expr.Expr
-	scope  *expr.Scope // the pipeline's variables, where the filter was parsed
+	// written is the filter as written (nil for a stage the pipeline
+	// made); spec is it without its top-level $expr conditions.
+	written bson.Raw
+	spec    bson.Raw
+	filter  *query.Filter
+	exprs   []*expr.Expr
+	scope   *expr.Scope // the pipeline's variables, where the filter was parsed
 }
 
 func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.MatchSpecNotObject, "the match filter must be an expression in an object")
 	}
-	m := &matchStage{}
+	m := &matchStage{written: arg.Document()}
 	elems, err := arg.Document().Elements()
 	if err != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid $match: %v", err)
@@ -82,4 +87,44 @@ func (m *matchStage) run(in Source, rt *runtime) Source {
 		}
 		return []bson.Raw{doc}, nil
 	}}
+}
+
+// scanFilter is what the read of the collection a sub-pipeline ($lookup's,
+// $unionWith's) starts with may take from the pipeline's leading $match,
+// which stays in the pipeline and judges every document: the match's query
+// conditions when they hold no $expr, and the conditions its top-level
+// $expr clauses imply under the variables of ectx (expr.Expr.Rewrite;
+// MongoDB's $lookup binds its let variables as constants, so that they
+// reach RewriteExpr), which an index can bound. nil when there are none.
+func scanFilter(stages []stage, ectx *expr.Context) bson.Raw {
+	if len(stages) == 0 {
+		return nil
+	}
+	m, ok := stages[0].(*matchStage)
+	if !ok {
+		return nil
+	}
+	var clauses []bson.Raw
+	if !m.filter.UsesExpr() && len(m.spec) > len(emptyDoc) {
+		clauses = append(clauses, m.spec)
+	}
+	for _, e := range m.exprs {
+		if c, ok := e.Rewrite(ectx); ok {
+			clauses = append(clauses, query.CondFilter(c))
+		}
+	}
+	switch len(clauses) {
+	case 0:
+		return nil
+	case 1:
+		return clauses[0]
+	}
+	start, doc := bsoncore.AppendDocumentStart(nil)
+	astart, arr := bsoncore.AppendArrayElementStart(doc, "$and")
+	for i, c := range clauses {
+		arr = bsoncore.AppendDocumentElement(arr, strconv.Itoa(i), c)
+	}
+	doc, _ = bsoncore.AppendArrayEnd(arr, astart)
+	doc, _ = bsoncore.AppendDocumentEnd(doc, start)
+	return doc
 }

@@ -218,6 +218,7 @@ type Pipeline struct {
 	stages []stage
 	specs  []bson.Raw // the document of each stage, as written
 	rt     *runtime
+	let    *expr.Let // the variables its expressions compile and run with
 }
 
 // runtime is what stages need while running: the options and the values
@@ -405,7 +406,7 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 		ectx.Meta = &docsrc.Meta{}
 	}
 	rt := &runtime{opts: o, ectx: ectx}
-	return &Pipeline{stages: ss, specs: stages, rt: rt}, nil
+	return &Pipeline{stages: ss, specs: stages, rt: rt, let: let}, nil
 }
 
 // Run streams src through the pipeline; a nil src is empty (a
@@ -429,7 +430,9 @@ func runStages(stages []stage, src Source, rt *runtime) Source {
 // Pushdown is the part of a pipeline a collection scan can do itself.
 type Pushdown struct {
 	Filter bson.Raw // the leading $match
-	Sort   bson.Raw // a $sort at the start (after the $match)
+	// Let is the pipeline's variables, which the Filter's $expr reads.
+	Let  *expr.Let
+	Sort bson.Raw // a $sort at the start (after the $match)
 	// Limit bounds the documents the scan yields (0: none): the $limit
 	// after that $sort, or, with no $sort, a $limit (n) or a $skip (k) and
 	// its $limit (n) right after the $match, as MongoDB's optimizer moves a
@@ -450,12 +453,12 @@ type Pushdown struct {
 	Text bool
 }
 
-// TakePushdown removes a leading $match (when it is a plain query filter)
-// and a $sort after it from the pipeline and returns them for the scan.
+// TakePushdown removes a leading $match (but the $expr beside a $text
+// search) and a $sort after it from the pipeline and returns them for the scan.
 // The $limit bounding the scan stays in the pipeline and is also reported
 // (Pushdown.Limit).
 func (p *Pipeline) TakePushdown() Pushdown {
-	var pd Pushdown
+	pd := Pushdown{Let: p.let}
 	if len(p.stages) > 0 {
 		if isTextMatch(p.stages[0]) {
 			pd.Text, pd.TextScores = true, readsTextScore(p.specs[1:])
@@ -464,8 +467,12 @@ func (p *Pipeline) TakePushdown() Pushdown {
 			pd.GeoNear = &g.search
 			return pd
 		}
-		if m, ok := p.stages[0].(*matchStage); ok && len(m.exprs) == 0 && !m.filter.UsesExpr() {
-			pd.Filter = m.spec
+		if m, ok := p.stages[0].(*matchStage); ok && m.written != nil && (!pd.Text || len(m.exprs) == 0 && !m.filter.UsesExpr()) {
+			// An $expr goes with it, as MongoDB's query layer takes
+			// the whole $match: the scan compiles it under the
+			// pipeline's let (FindOptions.Let) and may read an index
+			// for it (expr.Expr.Rewrite).
+			pd.Filter = m.written
 			p.stages, p.specs = p.stages[1:], p.specs[1:]
 		} else if filter, rest := leadingText(p.stages); filter != nil {
 			// The $expr conditions of a $text match stay a stage, which

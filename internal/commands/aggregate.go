@@ -453,7 +453,7 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 		})
 	}
 	return engine.FindOptions{
-		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
+		Filter: pd.Filter, Let: pd.Let, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
 		Txn: a.txn, Ctx: a.opts.Ctx, Collation: a.collation, ExecutorContext: aggregateExecutorContext,
 		IndexKeys: reads("indexKey"), RecordIDs: reads("recordId"), SortKeys: pd.SortKeys, TextScores: pd.TextScores,
 	}
@@ -561,7 +561,7 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 	// a leading $text search, $match and $sort. A $text search scores its
 	// documents: the stages reading the view may read the scores.
 	pd := p.TakePushdown()
-	cur, err := env.e.Find(db, base, engine.FindOptions{Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear,
+	cur, err := env.e.Find(db, base, engine.FindOptions{Filter: pd.Filter, Let: pd.Let, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear,
 		SortKeys: pd.SortKeys, TextScores: pd.Text, Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
 	if err != nil {
 		return nil, err

@@ -43,13 +43,23 @@ func sign(c int) int {
 // comparison builds $eq, $ne, $gt, $gte, $lt and $lte: two operands compared
 // in MongoDB's total order over all types (missing sorts before null, values
 // of different types compare by type), strings by the scope's collation, so
-// no operand is an error.
+// no operand is an error. A comparison that does not fold keeps its
+// operator and operands for Rewrite.
 func comparison(test func(int) bool) opCompiler {
-	return collated(func(coll *collation.Collator) opCompiler {
-		return binary(func(a, b bson.RawValue) (bson.RawValue, error) {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.operandList(name, v, s, 2, 2)
+		if err != nil {
+			return nil, err
+		}
+		coll := s.Collator()
+		e, err := c.foldBinary(args, func(a, b bson.RawValue) (bson.RawValue, error) {
 			return boolValue(test(coll.Compare(a, b))), nil
 		})
-	})
+		if err == nil && !e.constant {
+			e.form = &form{op: name, args: args}
+		}
+		return e, err
+	}
 }
 
 // collated builds an operator whose evaluation compares values under the
@@ -72,12 +82,12 @@ func equal(coll *collation.Collator, a, b bson.RawValue) bool {
 // operands) and $or (true when an operand is truthy), evaluating operands
 // left to right and stopping at the first that decides the result.
 func compileAndOr(isOr bool) opCompiler {
-	return func(c *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, error) {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		args, err := c.argList(v, s)
 		if err != nil {
 			return nil, err
 		}
-		return c.fold(args, func(st *state) (bson.RawValue, error) {
+		e, err := c.fold(args, func(st *state) (bson.RawValue, error) {
 			for _, a := range args {
 				x, err := a.eval(st)
 				if err != nil {
@@ -89,6 +99,10 @@ func compileAndOr(isOr bool) opCompiler {
 			}
 			return boolValue(!isOr), nil
 		})
+		if err == nil && !e.constant {
+			e.form = &form{op: name, args: args}
+		}
+		return e, err
 	}
 }
 

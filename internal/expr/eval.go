@@ -76,6 +76,10 @@ type Expr struct {
 	// replaced by these operands.
 	op       string
 	operands []*Expr
+	// form is what Rewrite reads: set on a comparison, $and and $or that
+	// did not fold, and on a reference to a variable the caller supplies
+	// (Context.Vars).
+	form *form
 }
 
 // Eval evaluates e with $$ROOT = $$CURRENT = doc. A missing result is the

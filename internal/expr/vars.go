@@ -202,7 +202,7 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 		}
 		return &Expr{eval: func(st *state) (bson.RawValue, error) {
 			return WalkPath(st.ctx.Vars[name], path), nil
-		}}, nil
+		}, form: &form{variable: name, path: path}}, nil
 	}
 	switch name {
 	case "ROOT", "CURRENT":

@@ -308,6 +308,15 @@ func keyBoundsFrom(leaves []*query.Node, f Field, deepest int, coll *collation.C
 				break
 			}
 			fb = rangeBounds(n.Kind, coll.Transform(n.Value), f.Desc)
+		case query.KindExprEq, query.KindExprGt, query.KindExprGte, query.KindExprLt, query.KindExprLte:
+			if multikey {
+				// MongoDB's planner never bounds a field that held
+				// arrays by them (QueryPlannerIXSelect::_compatible):
+				// an array's keys are its elements, its $expr value
+				// the whole array.
+				continue
+			}
+			fb = exprComparisonBounds(n.Kind, coll.Transform(n.Value), f.Desc)
 		case query.KindRegex:
 			fb = regexBounds(n.Value, f.Desc, coll != nil)
 		case query.KindType:
@@ -712,6 +721,42 @@ func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 	return fieldBounds{ivs: []fieldInterval{iv}}
 }
 
+// exprComparisonBounds are the bounds of a $_internalExpr comparison with
+// v on a field that never held an array, as MongoDB's
+// IndexBoundsBuilder::translate makes them: no type bracket, the range
+// runs to MinKey or MaxKey. A missing field is keyed as null but sorts
+// below it in the expression language, so $_internalExprLt null takes
+// null's keys too.
+func exprComparisonBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
+	if k == query.KindExprEq {
+		fb, _ := pointBounds([]bson.RawValue{v}, desc)
+		return fb
+	}
+	if k == query.KindExprLt && v.Type == bson.TypeNull {
+		k = query.KindExprLte
+	}
+	iv := extremeBounds(query.KindGte, bson.TypeMinKey, desc, false).ivs[0]
+	enc := keyenc.AppendField(nil, v, desc)
+	incl := k == query.KindExprGte || k == query.KindExprLte
+	if lower := k == query.KindExprGt || k == query.KindExprGte; lower != desc {
+		iv.lo, iv.loVal, iv.loIncl = enc, v, incl
+		if !incl {
+			iv.lo = keyenc.PrefixEnd(enc)
+		}
+	} else {
+		iv.hi, iv.hiVal, iv.hiIncl = keyenc.PrefixEnd(enc), v, incl
+		if !incl {
+			iv.hi = enc
+		}
+	}
+	if bytes.Compare(iv.lo, iv.hi) >= 0 {
+		return fieldBounds{ivs: []fieldInterval{{lo: iv.lo, hi: iv.lo}}, none: true}
+	}
+	iv.loShown = opening(iv.loIncl) + showValue(iv.loVal)
+	iv.hiShown = showValue(iv.hiVal) + closing(iv.hiIncl)
+	return fieldBounds{ivs: []fieldInterval{iv}}
+}
+
 // bracketMin and bracketMax are the ends of t's bracket of the key order
 // as MongoDB's appendMinForType and appendMaxForType make them: a type's
 // least value, and its greatest (numbers: NaN to +inf; dates, timestamps,
@@ -824,7 +869,8 @@ var (
 // regex bounds an index under a collation by every string (regexBounds).
 func collationFits(n *query.Node, coll *collation.Collator) bool {
 	switch n.Kind {
-	case query.KindEq, query.KindLt, query.KindLte, query.KindGt, query.KindGte:
+	case query.KindEq, query.KindLt, query.KindLte, query.KindGt, query.KindGte,
+		query.KindExprEq, query.KindExprGt, query.KindExprGte, query.KindExprLt, query.KindExprLte:
 	case query.KindIn:
 		if collation.Equal(n.Collator(), coll) {
 			return true

@@ -20,6 +20,8 @@ func (f *Filter) collate(coll *collation.Collator) {
 		switch n.Kind {
 		case KindEq, KindLt, KindLte, KindGt, KindGte:
 			n.coll, n.collated = coll, coll.Transform(n.Value)
+		case KindExprEq, KindExprGt, KindExprGte, KindExprLt, KindExprLte:
+			n.coll = coll
 		case KindIn:
 			in := *n.in
 			in.coll = coll

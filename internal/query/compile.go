@@ -308,9 +308,15 @@ var fieldOperators = map[string]bool{
 	"$size": true, "$bitsAllSet": true, "$bitsAnySet": true, "$bitsAllClear": true,
 	"$bitsAnyClear": true, "$near": true, "$nearSphere": true, "$geoWithin": true,
 	"$geoIntersects": true, "$within": true, "$geoNear": true, "$minDistance": true, "$maxDistance": true,
+	"$_internalExprEq": true, "$_internalExprGt": true, "$_internalExprGte": true, "$_internalExprLt": true, "$_internalExprLte": true,
 }
 
 var comparisonKinds = map[string]Kind{"$lt": KindLt, "$lte": KindLte, "$gt": KindGt, "$gte": KindGte}
+
+var exprComparisonKinds = map[string]Kind{
+	"$_internalExprEq": KindExprEq, "$_internalExprGt": KindExprGt, "$_internalExprGte": KindExprGte,
+	"$_internalExprLt": KindExprLt, "$_internalExprLte": KindExprLte,
+}
 
 var bitKinds = map[string]Kind{
 	"$bitsAllSet": KindBitsAllSet, "$bitsAnySet": KindBitsAnySet,
@@ -343,6 +349,14 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 			return nil, mongoerr.New(mongoerr.BadValue, "Can't have RegEx as arg to predicate over field '%s'.", path)
 		}
 		return comparison(k, path, v)
+	}
+	if k, ok := exprComparisonKinds[op]; ok {
+		// MongoDB's parser (PathAcceptingKeyword::INTERNAL_EXPR_*)
+		// refuses the operands Rewrite never writes.
+		if v.Type == bson.TypeUndefined || v.Type == bson.TypeArray {
+			return nil, mongoerr.New(mongoerr.BadValue, "%s cannot be used to compare to type: %s", op, values.TypeName(v.Type))
+		}
+		return leaf(k, path, v, nil), nil
 	}
 	if k, ok := bitKinds[op]; ok {
 		pos, err := parseBitPositions(path, op, v)

@@ -113,6 +113,8 @@ func TestCompileErrors(t *testing.T) {
 		{`{"$or": [{"$expr": {"$add": [1], "$sub": 2}}]}`, 15983, "An object representing an expression must have exactly one field: { $add: [ 1 ], $sub: 2 }"},
 		{`{"$expr": {"$type": 42, "$op": 42}}`, 15983, "An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},
 		{`{"a": {"$elemMatch": {"$expr": {"$eq": ["$a", 1]}}}}`, 2, "$expr can only be applied to the top-level document"},
+		{`{"a": {"$_internalExprEq": [1]}}`, 2, "$_internalExprEq cannot be used to compare to type: array"},
+		{`{"a": {"$_internalExprLt": {"$undefined": true}}}`, 2, "$_internalExprLt cannot be used to compare to type: undefined"},
 		{`{"$text": 1}`, 2, "$text expects an object"},
 		{`{"$text": {}}`, 4, "Missing expected field \"$search\""},
 		{`{"$text": {"$search": 1}}`, 14, "\"$search\" had the wrong type. Expected string, found int"},

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -38,7 +40,77 @@ func parseExpr(v bson.RawValue, env *parseEnv) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{Kind: KindExpr, Value: v, expr: &exprMatch{e: e, ctx: ctx}}, nil
+	n := &Node{Kind: KindExpr, Value: v, expr: &exprMatch{e: e, ctx: ctx}}
+	if env.validator {
+		return n, nil // a validator reads no index
+	}
+	// MongoDB's ExprMatchExpression::optimize puts beside the $expr the
+	// conditions it implies of fields (RewriteExpr), which an index can
+	// bound; the $expr still judges every document. Only constants are
+	// known here, the command's let variables among them.
+	c, ok := e.Rewrite(nil)
+	if !ok {
+		return n, nil
+	}
+	return &Node{Kind: KindAnd, Children: []*Node{n, condNode(c)}}, nil
+}
+
+// condNode is the filter node of the condition c.
+func condNode(c expr.Cond) *Node {
+	switch c.Op {
+	case "$and", "$or":
+		n := &Node{Kind: KindAnd}
+		if c.Op == "$or" {
+			n.Kind = KindOr
+		}
+		for _, cc := range c.Conds {
+			n.Children = append(n.Children, condNode(cc))
+		}
+		return n
+	}
+	return leaf(exprComparisonKinds["$_internalExpr"+exprOpNames[c.Op]], c.Path, c.Value, nil)
+}
+
+// exprOpNames name the $_internalExpr operator of each comparison.
+var exprOpNames = map[string]string{"$eq": "Eq", "$gt": "Gt", "$gte": "Gte", "$lt": "Lt", "$lte": "Lte"}
+
+// exprCompares is a $_internalExpr comparison of the value at n's path:
+// true when an array lies along the path (the $expr judges those),
+// otherwise the value (missing where the path ends) compared with n's
+// operand in the expression language's order under n's collation, as
+// MongoDB's InternalExprComparisonMatchExpression matches.
+func (n *Node) exprCompares(doc []byte) bool {
+	v := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
+	for _, p := range n.walk.path {
+		switch v.Type {
+		case bson.TypeArray:
+			return true
+		case bson.TypeEmbeddedDocument:
+			v = rawdoc.Lookup(v.Value, p.name)
+		default:
+			v = bson.RawValue{}
+		}
+	}
+	return n.exprComparesValue(v)
+}
+
+// exprComparesValue is exprCompares of the value v found at n's path.
+func (n *Node) exprComparesValue(v bson.RawValue) bool {
+	if v.Type == bson.TypeArray {
+		return true
+	}
+	c := n.coll.Compare(v, n.Value)
+	switch n.Kind {
+	case KindExprEq:
+		return c == 0
+	case KindExprGt:
+		return c > 0
+	case KindExprGte:
+		return c >= 0
+	case KindExprLt:
+		return c < 0
+	}
+	return c <= 0
 }
 
 // parseSampleRate is {$sampleRate: rate}: each document matches with
@@ -79,4 +151,24 @@ func (m *exprMatch) matches(doc []byte) bool {
 		panic(exprFailure{err})
 	}
 	return values.Truthy(v)
+}
+
+// CondFilter is the filter document of the condition c: {path:
+// {$_internalExprEq: value}}, or {$and: [...]} and {$or: [...]} of those.
+func CondFilter(c expr.Cond) bson.Raw {
+	start, doc := bsoncore.AppendDocumentStart(nil)
+	switch c.Op {
+	case "$and", "$or":
+		astart, arr := bsoncore.AppendArrayElementStart(doc, c.Op)
+		for i, cc := range c.Conds {
+			arr = bsoncore.AppendDocumentElement(arr, strconv.Itoa(i), CondFilter(cc))
+		}
+		doc, _ = bsoncore.AppendArrayEnd(arr, astart)
+	default:
+		ostart, op := bsoncore.AppendDocumentElementStart(doc, c.Path)
+		op = bsoncore.AppendValueElement(op, "$_internalExpr"+exprOpNames[c.Op], bsoncore.Value{Type: bsoncore.Type(c.Value.Type), Data: c.Value.Value})
+		doc, _ = bsoncore.AppendDocumentEnd(op, ostart)
+	}
+	doc, _ = bsoncore.AppendDocumentEnd(doc, start)
+	return doc
 }

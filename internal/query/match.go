@@ -59,6 +59,8 @@ func (n *Node) matchDoc(doc []byte) (bool, int) {
 		return int64(rawdoc.Len(doc)) >= n.count, -1
 	case KindSchemaMaxProperties:
 		return int64(rawdoc.Len(doc)) <= n.count, -1
+	case KindExprEq, KindExprGt, KindExprGte, KindExprLt, KindExprLte:
+		return n.exprCompares(doc), -1
 	}
 	return n.walk.walkDoc(doc, 0, -1)
 }
@@ -128,6 +130,8 @@ func (n *Node) matchValue(v bson.RawValue) (bool, int) {
 		return !ok, -1
 	case KindAlwaysTrue:
 		return true, -1
+	case KindExprEq, KindExprGt, KindExprGte, KindExprLt, KindExprLte:
+		return n.exprComparesValue(v), -1
 	}
 	return false, -1
 }

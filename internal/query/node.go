@@ -65,6 +65,18 @@ const (
 	// least (at most) n fields. Value is n as written.
 	KindSchemaMinProperties
 	KindSchemaMaxProperties
+	// KindExprEq ... KindExprLte are MongoDB's $_internalExprEq, $_internalExprGt,
+	// $_internalExprGte, $_internalExprLt and $_internalExprLte, the
+	// conditions an $expr comparing a field with a known value implies
+	// (expr.Expr.Rewrite), which an index can bound: the value at Path
+	// compared with Value in the expression language's order (no type
+	// bracketing, missing below null), true whenever an array lies along
+	// the path, so that they hold every document the $expr matches.
+	KindExprEq
+	KindExprGt
+	KindExprGte
+	KindExprLt
+	KindExprLte
 )
 
 var kindNames = [...]string{
@@ -78,7 +90,13 @@ var kindNames = [...]string{
 	KindBitsAnyClear: "$bitsAnyClear", KindExpr: "$expr", KindJSONSchema: "$jsonSchema",
 	KindWhere: "$where", KindText: "$text", KindGeo: "$geo",
 	KindSchemaMinProperties: "$_internalSchemaMinProperties", KindSchemaMaxProperties: "$_internalSchemaMaxProperties",
+	KindExprEq: "$_internalExprEq", KindExprGt: "$_internalExprGt", KindExprGte: "$_internalExprGte",
+	KindExprLt: "$_internalExprLt", KindExprLte: "$_internalExprLte",
 }
+
+// IsExprComparison reports whether k is one of $_internalExprEq ...
+// $_internalExprLte.
+func (k Kind) IsExprComparison() bool { return k >= KindExprEq && k <= KindExprLte }
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

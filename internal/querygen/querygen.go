@@ -439,9 +439,11 @@ func (g *Gen) boundedLeaf(p string) bson.D {
 func (g *Gen) leaf(p string) bson.D {
 	e := func(v any) bson.D { return bson.D{{Key: p, Value: v}} }
 	op := func(ops ...bson.E) bson.D { return e(bson.D(ops)) }
-	switch g.r.IntN(17) {
+	switch g.r.IntN(18) {
 	case 0, 1:
 		return e(g.Value(1))
+	case 16:
+		return bson.D{{Key: "$expr", Value: g.exprComparison(p)}}
 	case 2:
 		return op(bson.E{Key: "$in", Value: g.values(1 + g.r.IntN(3))})
 	case 3, 4:
@@ -488,6 +490,21 @@ func (g *Gen) values(n int) bson.A {
 		arr = append(arr, g.Value(1))
 	}
 	return arr
+}
+
+// exprComparison is an aggregation comparison of the field at p with a
+// scalar, sometimes written the other way round, or a $and or $or of two:
+// the $expr clauses an index bounds (MongoDB's RewriteExpr).
+func (g *Gen) exprComparison(p string) bson.D {
+	if g.r.IntN(4) == 0 {
+		return bson.D{{Key: []string{"$and", "$or"}[g.r.IntN(2)], Value: bson.A{g.exprComparison(p), g.exprComparison(Paths[g.r.IntN(len(Paths))])}}}
+	}
+	op := []string{"$eq", "$eq", "$gt", "$gte", "$lt", "$lte"}[g.r.IntN(6)]
+	args := bson.A{"$" + p, g.Scalar()}
+	if g.r.IntN(3) == 0 {
+		args[0], args[1] = args[1], args[0]
+	}
+	return bson.D{{Key: op, Value: args}}
 }
 
 // cmp is a random comparison operator and operand.

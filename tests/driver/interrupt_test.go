@@ -243,7 +243,10 @@ func TestMaxTimeMSBoundsWrites(t *testing.T) {
 			}}}, {Key: "maxTimeMS", Value: 200}}
 		}},
 		{"findAndModify", func(coll string) bson.D {
-			return bson.D{{Key: "findAndModify", Value: coll}, {Key: "query", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$and", Value: bson.A{slowExpr(), bson.D{{Key: "$lt", Value: bson.A{"$_id", 0}}}}}}}}},
+			// {$abs: "$_id"}, not "$_id": a comparison of a bare field
+			// with a constant would bound the _id index (RewriteExpr)
+			// and read no document.
+			return bson.D{{Key: "findAndModify", Value: coll}, {Key: "query", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$and", Value: bson.A{slowExpr(), bson.D{{Key: "$lt", Value: bson.A{bson.D{{Key: "$abs", Value: "$_id"}}, 0}}}}}}}}},
 				{Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "touched", Value: true}}}}}, {Key: "maxTimeMS", Value: 200}}
 		}},
 		{"aggregate $out", func(coll string) bson.D {

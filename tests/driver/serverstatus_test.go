@@ -289,7 +289,9 @@ func TestServerStatusAbortExpiredTransactionsPasses(t *testing.T) {
 // collection (collectionScans: all, and those not tailable), as MongoDB's
 // recordCurOpMetrics and CollectionIndexUsageTracker do. The $facet of a
 // correlated $lookup is jstests/aggregation/sources/facet/facet_stats.js:
-// 3 local documents and 3 foreign ones for each, 12 documents and no key.
+// 3 local documents and 3 foreign ones for each, 12 documents and no key;
+// with an index on the foreign field its $expr compares with the let
+// variable, each lookup reads one key and its document instead.
 // https://www.mongodb.com/docs/v7.0/reference/command/serverStatus/#mongodb-serverstatus-serverstatus.metrics.queryExecutor
 func TestServerStatusQueryExecutor(t *testing.T) {
 	client, _ := startServer(t)
@@ -308,8 +310,30 @@ func TestServerStatusQueryExecutor(t *testing.T) {
 	if _, err := db.Collection("qecapped").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := foreign.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}}); err != nil {
-		t.Fatal(err)
+	indexed := db.Collection("qeforeignidx")
+	seed(t, indexed, []bson.Raw{
+		mustRaw(t, bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}}),
+		mustRaw(t, bson.D{{Key: "_id", Value: 1}, {Key: "k", Value: 2}}),
+		mustRaw(t, bson.D{{Key: "_id", Value: 2}, {Key: "k", Value: 3}}),
+	})
+	for _, c := range []*mongo.Collection{foreign, indexed} {
+		if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain := db.Collection("qeforeignplain")
+	seed(t, plain, []bson.Raw{
+		mustRaw(t, bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}}),
+		mustRaw(t, bson.D{{Key: "_id", Value: 1}, {Key: "k", Value: 2}}),
+		mustRaw(t, bson.D{{Key: "_id", Value: 2}, {Key: "k", Value: 3}}),
+	})
+	facetLookup := func(from string) {
+		lookup := bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: from}, {Key: "let", Value: bson.D{{Key: "id1", Value: "$_id"}}},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$$id1", "$k"}}}}}}}}},
+			{Key: "as", Value: "joined"}}}}
+		if got := aggregateAll(t, local, bson.A{bson.D{{Key: "$facet", Value: bson.D{{Key: "nested", Value: bson.A{lookup}}}}}}); len(got) != 1 {
+			t.Fatalf("%d documents, want 1", len(got))
+		}
 	}
 	type counts struct{ keys, docs, scans, nonTailable int64 }
 	read := func() counts {
@@ -322,14 +346,8 @@ func TestServerStatusQueryExecutor(t *testing.T) {
 		run  func()
 		want counts
 	}{
-		{"facet of a correlated lookup", func() {
-			lookup := bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "qeforeign"}, {Key: "let", Value: bson.D{{Key: "id1", Value: "$_id"}}},
-				{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$$id1", "$k"}}}}}}}}},
-				{Key: "as", Value: "joined"}}}}
-			if got := aggregateAll(t, local, bson.A{bson.D{{Key: "$facet", Value: bson.D{{Key: "nested", Value: bson.A{lookup}}}}}}); len(got) != 1 {
-				t.Fatalf("%d documents, want 1", len(got))
-			}
-		}, counts{0, 12, 4, 4}},
+		{"facet of a correlated lookup", func() { facetLookup("qeforeignplain") }, counts{0, 12, 4, 4}},
+		{"facet of a correlated lookup through an index", func() { facetLookup("qeforeignidx") }, counts{3, 6, 1, 1}},
 		{"index scan", func() { findAll(t, foreign, bson.D{{Key: "k", Value: 2}}) }, counts{1, 1, 0, 0}},
 		{"getMores", func() { findAll(t, local, bson.D{}, options.Find().SetBatchSize(1)) }, counts{0, 3, 1, 1}},
 		{"tailable", func() {

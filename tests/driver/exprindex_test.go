@@ -1,0 +1,111 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestExprUsesIndex: an $expr comparing a field with a constant, or in a
+// $lookup's pipeline with one of its let variables, reads an index on a
+// field that never held an array (MongoDB's RewriteExpr, since 5.0), and
+// finds what a collection scan finds.
+func TestExprUsesIndex(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("exprindex")
+	items, orders := db.Collection("items"), db.Collection("orders")
+	var docs []any
+	for i := range 2000 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "sku", Value: i % 200}, {Key: "tags", Value: bson.A{i % 3}}})
+	}
+	docs = append(docs, bson.D{{Key: "_id", Value: "missing"}}, bson.D{{Key: "_id", Value: "null"}, {Key: "sku", Value: nil}})
+	if _, err := items.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"sku", "tags"} {
+		if _, err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "items"}, {Key: "indexes", Value: bson.A{
+			bson.D{{Key: "key", Value: bson.D{{Key: key, Value: 1}}}, {Key: "name", Value: key}}}}}).Raw(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, tt := range []struct {
+		filter  string
+		keys    int64 // keys examined; -1: a collection scan
+		matched int
+	}{
+		{`{"$expr": {"$eq": ["$sku", 7]}}`, 10, 10},
+		{`{"$expr": {"$gt": [2, "$sku"]}}`, 22, 22},
+		{`{"$expr": {"$lt": ["$sku", null]}}`, 2, 1},
+		{`{"$expr": {"$and": [{"$gte": ["$sku", 10]}, {"$lt": ["$sku", 12]}]}}`, 20, 20},
+		{`{"$expr": {"$eq": ["$tags", [1]]}}`, -1, 667},
+		{`{"$expr": {"$eq": ["$sku", "$_id"]}}`, -1, 200},
+	} {
+		var filter bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tt.filter), false, &filter); err != nil {
+			t.Fatal(err)
+		}
+		explain, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "items"}, {Key: "filter", Value: filter}}}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats := explain.Lookup("executionStats")
+		keys := stats.Document().Lookup("totalKeysExamined").AsInt64()
+		if tt.keys < 0 {
+			if keys != 0 || stats.Document().Lookup("totalDocsExamined").AsInt64() != 2002 {
+				t.Errorf("%s: %s, want a collection scan", tt.filter, stats)
+			}
+		} else if keys != tt.keys {
+			t.Errorf("%s: %d keys examined, want %d", tt.filter, keys, tt.keys)
+		}
+		byID := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
+		got := findAll(t, items, filter, byID)
+		scanned := findAll(t, items, filter, byID, options.Find().SetHint(bson.D{{Key: "$natural", Value: 1}}))
+		if len(got) != tt.matched || docsString(got) != docsString(scanned) {
+			t.Errorf("%s: %d documents, want %d; indexed %s, scanned %s", tt.filter, len(got), tt.matched, docsString(got), docsString(scanned))
+		}
+	}
+
+	// A $lookup's pipeline compares with its let variable: each order
+	// reads its items through the sku index.
+	var ords []any
+	for i := range 50 {
+		ords = append(ords, bson.D{{Key: "_id", Value: i}, {Key: "sku", Value: i * 3}})
+	}
+	if _, err := orders.InsertMany(ctx, ords); err != nil {
+		t.Fatal(err)
+	}
+	skuOps := func() int64 {
+		for _, s := range aggregateAll(t, items, bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}) {
+			if s.Lookup("name").StringValue() == "sku" {
+				return s.Lookup("accesses", "ops").AsInt64()
+			}
+		}
+		t.Fatal("no sku index")
+		return 0
+	}
+	before := skuOps()
+	pipeline := bson.A{
+		bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "items"}, {Key: "let", Value: bson.D{{Key: "s", Value: "$sku"}}},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$sku", "$$s"}}}}}}}, bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: 1}}}}}},
+			{Key: "as", Value: "items"}}}},
+		bson.D{{Key: "$project", Value: bson.D{{Key: "n", Value: bson.D{{Key: "$size", Value: "$items"}}}}}},
+	}
+	out := aggregateAll(t, orders, pipeline)
+	if used := skuOps() - before; used != 50 {
+		t.Errorf("the sku index served %d reads of the $lookup, want 50", used)
+	}
+	for _, d := range out {
+		id := d.Lookup("_id").AsInt64()
+		want := int64(10)
+		if id*3 >= 200 {
+			want = 0
+		}
+		if n := d.Lookup("n").AsInt64(); n != want {
+			t.Errorf("order %d: %d items, want %d", id, n, want)
+		}
+	}
+}
