@@ -457,6 +457,16 @@ func (a *addToSetAcc) add(_ bson.Raw, v bson.RawValue) error {
 
 func (a *addToSetAcc) result() bson.RawValue { return buildArray(a.vals) }
 
+// sortedResult is the distinct values in ascending order under the
+// collation, as a removable window's $addToSet gives them: MongoDB's
+// WindowFunctionAddToSet keeps its values in an ordered multiset and reads
+// them out in order, the first of equal values standing for them.
+func (a *addToSetAcc) sortedResult() bson.RawValue {
+	vals := slices.Clone(a.vals)
+	slices.SortFunc(vals, a.coll.Compare)
+	return buildArray(vals)
+}
+
 func (a *addToSetAcc) state() bson.RawValue { return a.result() }
 
 func (a *addToSetAcc) merge(st bson.RawValue) error { return addEach(a, st) }

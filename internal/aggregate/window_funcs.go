@@ -289,6 +289,8 @@ func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 				res = x.windowResult()
 			case *sumAcc:
 				res = removableSum(res)
+			case *addToSetAcc:
+				res = x.sortedResult()
 			}
 		}
 		out[i] = p.own(res)
