@@ -662,19 +662,15 @@ func (e *extremeNAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
 		return nil
 	}
-	i, _ := slices.BinarySearchFunc(e.vals, v, func(a, b bson.RawValue) int { return -e.sign * e.coll.Compare(a, b) })
-	if int64(i) >= e.n {
+	vals, evicted, added := expr.KeepExtremeN(e.vals, v, e.n, e.sign > 0, e.coll)
+	if !added {
 		return nil
 	}
-	if int64(len(e.vals)) == e.n {
-		e.mem.used -= approxValueBytes(e.vals[e.n-1])
-		e.vals = e.vals[:e.n-1]
+	e.vals = vals
+	if evicted.Type != 0 {
+		e.mem.used -= approxValueBytes(evicted)
 	}
-	if err := e.mem.add(approxValueBytes(v)); err != nil {
-		return err
-	}
-	e.vals = slices.Insert(e.vals, i, v)
-	return nil
+	return e.mem.add(approxValueBytes(v))
 }
 
 func (e *extremeNAcc) result() bson.RawValue { return buildArray(e.vals) }

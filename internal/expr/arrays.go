@@ -2,6 +2,7 @@ package expr
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -989,6 +990,38 @@ func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 	})
 }
 
+// KeepExtremeN adds v to kept, the at most n values $minN (largest false)
+// or $maxN (largest true) holds, in its output order, as MongoDB's
+// AccumulatorMinMaxN holds them in a multiset under the collation: equal
+// values in arrival order, read ascending for $minN and descending (so the
+// later of equal values first) for $maxN. When n are held, v replaces the
+// last one only if it strictly precedes it; otherwise v is dropped. It
+// returns the held values, the one evicted (Type 0 if none) and whether v
+// was added.
+func KeepExtremeN(kept []bson.RawValue, v bson.RawValue, n int64, largest bool, coll *collation.Collator) ([]bson.RawValue, bson.RawValue, bool) {
+	order := func(a, b bson.RawValue) int {
+		if largest {
+			return coll.Compare(b, a)
+		}
+		return coll.Compare(a, b)
+	}
+	// after is the number of held values v does not precede.
+	after := sort.Search(len(kept), func(i int) bool { return order(kept[i], v) > 0 })
+	if int64(len(kept)) >= n && int64(after) >= n {
+		return kept, bson.RawValue{}, false
+	}
+	at := after
+	if largest {
+		at = sort.Search(len(kept), func(i int) bool { return order(kept[i], v) >= 0 })
+	}
+	var evicted bson.RawValue
+	if int64(len(kept)) >= n {
+		evicted = kept[len(kept)-1]
+		kept = kept[:len(kept)-1]
+	}
+	return slices.Insert(kept, at, v), evicted, true
+}
+
 // nKind selects which n elements $firstN, $lastN, $maxN and $minN keep.
 type nKind int
 
@@ -1088,14 +1121,13 @@ func compileN(op string, kind nKind) opCompiler {
 			case nLast:
 				vals = vals[max(len(vals)-int(min(n, int64(len(vals)))), 0):]
 			case nMax, nMin:
-				vals = slices.DeleteFunc(vals, isNullish)
-				coll := s.Collator()
-				slices.SortStableFunc(vals, func(x, y bson.RawValue) int {
-					if kind == nMax {
-						return coll.Compare(y, x)
+				var kept []bson.RawValue
+				for _, e := range vals {
+					if !isNullish(e) {
+						kept, _, _ = KeepExtremeN(kept, e, n, kind == nMax, s.Collator())
 					}
-					return coll.Compare(x, y)
-				})
+				}
+				return arrayValue(kept), nil
 			}
 			return arrayValue(vals[:min(int64(len(vals)), n)]), nil
 		})
