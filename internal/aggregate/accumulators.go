@@ -342,13 +342,21 @@ type minMaxAcc struct {
 	sign int
 	coll *collation.Collator // strings compare by it (nil: simple)
 	best bson.RawValue
+	// lastOfEqual keeps the last of equal extremes rather than the first,
+	// as MongoDB's removable window state for $max reads the end of its
+	// ordered multiset (see forRemovableWindow).
+	lastOfEqual bool
 }
 
 func (m *minMaxAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
 		return nil
 	}
-	if m.best.Type == 0 || m.coll.Compare(v, m.best)*m.sign > 0 {
+	if m.best.Type == 0 {
+		m.best = v
+		return nil
+	}
+	if c := m.coll.Compare(v, m.best) * m.sign; c > 0 || c == 0 && m.lastOfEqual {
 		m.best = v
 	}
 	return nil
@@ -656,10 +664,17 @@ type extremeNAcc struct {
 	coll *collation.Collator
 	vals []bson.RawValue
 	mem  nAccMem
+	// all holds every value and reads the first n at the end, as
+	// MongoDB's removable window state does (see forRemovableWindow).
+	all bool
 }
 
 func (e *extremeNAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+		return nil
+	}
+	if e.all {
+		e.vals, _, _ = expr.KeepExtremeN(e.vals, v, math.MaxInt64, e.sign > 0, e.coll)
 		return nil
 	}
 	vals, evicted, added := expr.KeepExtremeN(e.vals, v, e.n, e.sign > 0, e.coll)
@@ -673,7 +688,9 @@ func (e *extremeNAcc) add(_ bson.Raw, v bson.RawValue) error {
 	return e.mem.add(approxValueBytes(v))
 }
 
-func (e *extremeNAcc) result() bson.RawValue { return buildArray(e.vals) }
+func (e *extremeNAcc) result() bson.RawValue {
+	return buildArray(e.vals[:min(int64(len(e.vals)), e.n)])
+}
 
 func (e *extremeNAcc) state() bson.RawValue { return e.result() }
 

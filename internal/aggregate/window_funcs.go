@@ -264,6 +264,9 @@ func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 			if acc, err = a.spec.newAccumulator(null, p.rt); err != nil {
 				return err
 			}
+			if a.win.removable() {
+				forRemovableWindow(acc)
+			}
 			prevHi = lo - 1
 		}
 		for j := prevHi + 1; j <= hi; j++ {
@@ -296,6 +299,22 @@ func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 		out[i] = p.own(res)
 	}
 	return nil
+}
+
+// forRemovableWindow gives an accumulator what MongoDB's removable window
+// state for its function (buildRemovable) does differently on adding:
+// WindowFunctionMinMax and WindowFunctionMinMaxN hold every value of the
+// window in an ordered multiset, equal values in arrival order, so $max is
+// the last of equal maxima and $minN/$maxN read n of all the values, not
+// of those an accumulator of n kept. The results that differ only in how
+// they are read are adapted after accumulating (compute).
+func forRemovableWindow(acc accumulator) {
+	switch x := acc.(type) {
+	case *minMaxAcc:
+		x.lastOfEqual = x.sign > 0
+	case *extremeNAcc:
+		x.all = true
+	}
 }
 
 // removableSum is the result of MongoDB's removable $sum (RemovableSum):
