@@ -709,6 +709,10 @@ type sortedNAcc struct {
 	// {$meta: "textScore"}.
 	meta *docsrc.Meta
 	mem  nAccMem
+	// all holds every item and reads the first or last n at the end, as
+	// MongoDB's removable AccumulatorTopBottomN does (see
+	// forRemovableWindow).
+	all bool
 }
 
 type sortedItem struct {
@@ -736,13 +740,15 @@ func (it sortedItem) bytes() int64 {
 
 // insert places it among the kept items, after those with equal keys
 // (ties keep arrival order, so among equal keys the later one is further
-// toward the bottom); when n are kept, the one it displaces goes first.
+// toward the bottom); when n are kept, it displaces the last ($top) or
+// first ($bottom) only if strictly before or after it, as MongoDB's
+// AccumulatorTopBottomN keeps the first of tied values.
 func (s *sortedNAcc) insert(it sortedItem) error {
 	cmp := func(a, b sortedItem) int { return s.sort.CompareKeys(a.keys, b.keys) }
 	i := upperBound(s.items, it, cmp)
-	if int64(len(s.items)) == s.n {
+	if int64(len(s.items)) == s.n && !s.all {
 		switch {
-		case s.bottom && i == 0, !s.bottom && int64(i) == s.n:
+		case s.bottom && cmp(it, s.items[0]) <= 0, !s.bottom && int64(i) == s.n:
 			return nil
 		case s.bottom:
 			s.mem.used -= s.items[0].bytes()
@@ -784,14 +790,22 @@ func upperBound[T any](s []T, x T, cmp func(a, b T) int) int {
 }
 
 func (s *sortedNAcc) result() bson.RawValue {
+	items := s.items
+	if int64(len(items)) > s.n {
+		if s.bottom {
+			items = items[int64(len(items))-s.n:]
+		} else {
+			items = items[:s.n]
+		}
+	}
 	if s.single {
-		if len(s.items) == 0 {
+		if len(items) == 0 {
 			return null
 		}
-		return s.items[0].v
+		return items[0].v
 	}
-	vals := make([]bson.RawValue, len(s.items))
-	for i, it := range s.items {
+	vals := make([]bson.RawValue, len(items))
+	for i, it := range items {
 		vals[i] = it.v
 	}
 	return buildArray(vals)

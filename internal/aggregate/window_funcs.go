@@ -306,13 +306,17 @@ func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 // WindowFunctionMinMax and WindowFunctionMinMaxN hold every value of the
 // window in an ordered multiset, equal values in arrival order, so $max is
 // the last of equal maxima and $minN/$maxN read n of all the values, not
-// of those an accumulator of n kept. The results that differ only in how
+// of those an accumulator of n kept; the removable AccumulatorTopBottomN
+// likewise holds every item, so $bottom/$bottomN read the last n, the
+// later of tied items included. The results that differ only in how
 // they are read are adapted after accumulating (compute).
 func forRemovableWindow(acc accumulator) {
 	switch x := acc.(type) {
 	case *minMaxAcc:
 		x.lastOfEqual = x.sign > 0
 	case *extremeNAcc:
+		x.all = true
+	case *sortedNAcc:
 		x.all = true
 	}
 }
