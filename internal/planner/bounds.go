@@ -442,8 +442,9 @@ func missingBounds(desc bool) fieldBounds {
 
 // typeBounds are the bounds of {$type: types}: the bracket of each type
 // (all numbers one), as MongoDB's index_bounds_builder bounds
-// TYPE_OPERATOR, from appendMinForType to appendMaxForType; none when the
-// types include array, whose documents are keyed by their elements. The
+// TYPE_OPERATOR, from appendMinForType to appendMaxForType; every key,
+// [MinKey, MaxKey], when the types include array, whose documents are
+// keyed by their elements (MongoDB's allValues, INEXACT_FETCH). The
 // filter judges each fetched document (a bracket holds other types).
 func typeBounds(types []bson.Type, desc bool) fieldBounds {
 	var ivs []fieldInterval
@@ -452,7 +453,7 @@ func typeBounds(types []bson.Type, desc bool) fieldBounds {
 			t = bson.TypeDouble
 		}
 		if t == bson.TypeArray {
-			return fieldBounds{}
+			return extremeBounds(query.KindGte, bson.TypeMinKey, desc, false)
 		}
 		lo, hi := keyenc.TypeBounds(t, desc)
 		minV, maxV := bracketMin(t), bracketMax(t)
