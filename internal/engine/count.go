@@ -78,12 +78,15 @@ func countMatches(scan *matchScan, want int64) (int64, error) {
 
 // countKeys counts, up to want (0: all), the keys of a plan whose keys
 // decide the filter (see planner.Plan.CountScan): each key in its
-// intervals that passes the key checks is one matching document; ended
+// intervals that passes the key checks is one matching document, or, on
+// a multikey index (Plan.CountDedups), the first key of one, the scan's
+// set of seen _ids dropping the others; ended
 // reports that it read to the end of its intervals. A COUNT_SCAN's read
 // that finds no further key counts as a key examined, as MongoDB's
 // CountScan::doWork counts it (profile_count.js: a count of 5 keys
 // examines 6). The operation's context is looked at for every key.
 func (s *planSource) countKeys(want int64) (n int64, ended bool, err error) {
+	dedup := s.p.CountDedups()
 	for {
 		if want > 0 && n >= want {
 			return n, false, nil
@@ -105,6 +108,9 @@ func (s *planSource) countKeys(want int64) (n int64, ended bool, err error) {
 				}
 				continue
 			}
+		}
+		if dedup && s.dup(entryID(s.it.Value())) {
+			continue
 		}
 		n++
 	}

@@ -79,3 +79,63 @@ func TestCountScan(t *testing.T) {
 		})
 	}
 }
+
+// TestCountScanMultikey checks that a count whose filter the keys of a
+// multikey index decide counts each document once however many of its
+// keys lie in the bounds (MongoDB's COUNT_SCAN drops the record ids it has
+// seen on a multikey index), with skip and limit too, and that a filter
+// the keys do not decide there (two ranges on one field) is fetched.
+func TestCountScanMultikey(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "m", `{"a": 1}`, false)
+	var docs []bson.Raw
+	for i := range 60 {
+		// each document keyed by up to three values, 0..9
+		d := bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: bson.A{int32(i % 10), int32((i + 3) % 10), int32(i % 10)}}}
+		if i%7 == 0 {
+			d[1].Value = int32(i % 10)
+		}
+		docs = append(docs, bsonDoc(d))
+	}
+	if _, _, err := e.Insert("test", "m", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		filter      string
+		skip, limit int64
+		stage       string // under COUNT
+	}{
+		{`{"a": {"$gte": 2}}`, 0, 0, "COUNT_SCAN"},
+		{`{"a": {"$lt": 5}}`, 3, 20, "COUNT_SCAN"},
+		{`{"a": 4}`, 0, 0, "COUNT_SCAN"},
+		{`{"a": {"$in": [1, 4, 5]}}`, 0, 10, "IXSCAN"},
+		{`{"a": {"$gt": 2, "$lt": 6}}`, 0, 0, "FETCH"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.filter, func(t *testing.T) {
+			o := FindOptions{Filter: ext(t, tc.filter), Skip: tc.skip, Limit: tc.limit}
+			natural := o
+			natural.Hint = ext(t, `{"h": {"$natural": 1}}`).Lookup("h")
+			want, err := e.Count("test", "m", natural)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Count("test", "m", o)
+			if err != nil || got != want {
+				t.Fatalf("count %d (%v), collection scan counts %d", got, err, want)
+			}
+			out, err := e.ExplainCount("test", "m", o, ExecutionStats)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := bson.Raw(bsonDoc(out))
+			win := doc.Lookup("queryPlanner", "winningPlan").Document()
+			if win.Lookup("inputStage", "stage").StringValue() != tc.stage {
+				t.Fatalf("winning plan %s, want COUNT over %s", win, tc.stage)
+			}
+			if n := doc.Lookup("executionStats", "executionStages", "nCounted").AsInt64(); n != want {
+				t.Errorf("nCounted %d, want %d", n, want)
+			}
+		})
+	}
+}

@@ -18,8 +18,17 @@ import (
 // matching document, so a count need fetch nothing (MongoDB's COUNT_SCAN,
 // or a COUNT over an IXSCAN without FETCH).
 // Under an index's collation, the collation keys of its bounds decide
-// the filter too, as MongoDB counts them with a COUNT_SCAN.
-func (p *Plan) CountScan() bool { return p.exact || p.countExact }
+// the filter too, as MongoDB counts them with a COUNT_SCAN. On a multikey
+// index a matching document may have several keys in the bounds: the
+// count counts each document once (CountDedups).
+func (p *Plan) CountScan() bool { return p.exact || p.countExact || p.multikeyExact }
+
+// CountDedups reports that the plan's keys decide the filter on a
+// multikey index (CountScan), where a document may have several keys in
+// the bounds: a count counts the distinct documents of the keys, as
+// MongoDB's COUNT_SCAN drops the record ids it has seen when its index is
+// multikey.
+func (p *Plan) CountDedups() bool { return p.multikeyExact }
 
 // setExact decides p.exact for the filter root: p scans a secondary index
 // that is not multikey (a document has one key, and ranges intersect),
@@ -35,12 +44,14 @@ func (p *Plan) setExact(root *query.Node) {
 		// distinct scan could not answer with the strings (MongoDB
 		// fetches too). They decide a filter whose every comparison
 		// bounds the index (its collation, or no string), for a count.
-		p.exact, p.idDecides = false, false
+		p.exact, p.idDecides, p.multikeyExact = false, false, false
 		p.countExact = p.coll != nil && p.Index != nil && !p.multikey && p.Or == nil && p.checks == nil &&
 			allFit(root, p.coll) && decides([]*query.Node{root}, p.fields, true)
 		return
 	}
 	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides([]*query.Node{root}, p.fields, false)
+	p.multikeyExact = p.Index != nil && p.multikey && p.Or == nil && !wildcardFields(p.fields) &&
+		decidesMultikey([]*query.Node{root}, p.fields, p.fieldBounds)
 	p.idDecides = p.Index == nil && !p.Natural && p.Or == nil && p.Intervals != nil && p.checks == nil &&
 		decides([]*query.Node{root}, p.fields, false)
 }
@@ -155,6 +166,30 @@ func (p *Plan) IDRangeDecides() bool { return p.idDecides }
 // conjunction of nodes exactly (see setExact); collated: the fields are
 // an index's under a collation, whose bounds of a regex are every string.
 func decides(nodes []*query.Node, fields []Field, collated bool) bool {
+	return decidesUses(nodes, fields, collated, nil)
+}
+
+// decidesMultikey reports whether the bounds (fb, by field) of a multikey
+// index express the conjunction of nodes exactly: as decides, with one
+// condition at most on each field, whose bounds are that field's (the
+// elements of one array may each satisfy one of two conditions, so a
+// multikey field's bounds come from one, and a field sharing an array
+// with a bounded one may be left unbounded: MongoDB keeps such
+// conditions as a filter), and no MinKey or MaxKey operand (an array's
+// bounds keep the ends a comparison with them excludes).
+func decidesMultikey(nodes []*query.Node, fields []Field, fb []fieldBounds) bool {
+	return decidesUses(nodes, fields, false, fb)
+}
+
+// wildcardFields reports whether fields are a wildcard index's expanded
+// for a path, whose multikey paths' keys are left to the filter.
+func wildcardFields(fields []Field) bool {
+	return slices.ContainsFunc(fields, func(f Field) bool { return f.Wildcard || f.WildcardOf != "" })
+}
+
+// decidesUses is decides, and decidesMultikey when multikey holds the
+// fields' bounds.
+func decidesUses(nodes []*query.Node, fields []Field, collated bool, multikey []fieldBounds) bool {
 	// uses counts, per field (by position), the points and the ranges
 	// on it; a plan has few fields.
 	var usesBuf [8]fieldUse
@@ -164,12 +199,15 @@ func decides(nodes []*query.Node, fields []Field, collated bool) bool {
 	}
 	uses = uses[:len(fields)]
 	for _, n := range nodes {
-		if n == nil || !decidesNode(n, fields, uses, collated) {
+		if n == nil || !decidesNode(n, fields, uses, collated, multikey != nil) {
 			return false
 		}
 	}
-	for _, u := range uses {
+	for i, u := range uses {
 		if u.points > 1 || u.points == 1 && u.ranges > 0 {
+			return false
+		}
+		if multikey != nil && u.points+u.ranges > 0 && (u.ranges > 1 || i >= len(multikey) || multikey[i].empty()) {
 			return false
 		}
 	}
@@ -182,10 +220,10 @@ type fieldUse struct{ points, ranges int }
 // decidesNode reports whether bounds on fields express n exactly,
 // counting in uses (by field position) the points and ranges it puts on
 // each field.
-func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated bool) bool {
+func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated, multikey bool) bool {
 	if n.Kind == query.KindAnd {
 		for _, ch := range n.Children {
-			if !decidesNode(ch, fields, uses, collated) {
+			if !decidesNode(ch, fields, uses, collated, multikey) {
 				return false
 			}
 		}
@@ -223,6 +261,9 @@ func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated bool) 
 		return true
 	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
 		u.ranges++
+		if t := n.Value.Type; multikey && (t == bson.TypeMinKey || t == bson.TypeMaxKey) {
+			return false
+		}
 		return exactPoint(n.Value, false)
 	case query.KindRegex:
 		// an index under a collation is scanned over every string

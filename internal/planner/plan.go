@@ -110,6 +110,10 @@ type Plan struct {
 	// decide a filter under the same collation: a count may count them,
 	// but they are collation keys, not the values (CountScan).
 	countExact bool
+	// multikeyExact reports that the keys of a multikey index decide the
+	// filter, a document counted once however many of its keys match
+	// (CountDedups).
+	multikeyExact bool
 	// idDecides reports that the _id ranges decide the filter
 	// (IDRangeDecides).
 	idDecides bool
