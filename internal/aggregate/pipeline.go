@@ -451,6 +451,12 @@ type Pushdown struct {
 	TextScores bool
 	// Text: the Filter is a $text search, whatever reads its scores.
 	Text bool
+	// GroupKey is the path of a $group by one field and nothing else
+	// ({$group: {_id: "$path"}}) right after the $match: the scan may
+	// feed it one document per value of the path (MongoDB's
+	// groupIsEligibleForDistinctScan, with no accumulator). The $group
+	// stays in the pipeline.
+	GroupKey string
 }
 
 // TakePushdown removes a leading $match (but the $expr beside a $text
@@ -481,6 +487,9 @@ func (p *Pipeline) TakePushdown() Pushdown {
 		}
 	}
 	if len(p.stages) > 0 {
+		if _, ok := p.stages[0].(*groupStage); ok && !pd.Text {
+			pd.GroupKey = groupByPath(p.specs[0])
+		}
 		if s, ok := p.stages[0].(*sortStage); ok {
 			pd.Sort, pd.Limit, pd.SortKeys = s.spec, s.limit, s.keys
 			p.stages, p.specs = p.stages[1:], p.specs[1:]
@@ -489,6 +498,24 @@ func (p *Pipeline) TakePushdown() Pushdown {
 		pd.Limit = leadingLimit(p.stages, p.specs)
 	}
 	return pd
+}
+
+// groupByPath is the path of a $group spec {$group: {_id: "$path"}}
+// grouping by one field path and computing nothing else; "" otherwise.
+func groupByPath(spec bson.Raw) string {
+	group, ok := spec.Index(0).Value().DocumentOK()
+	if !ok {
+		return ""
+	}
+	elems, err := group.Elements()
+	if err != nil || len(elems) != 1 || elems[0].Key() != "_id" {
+		return ""
+	}
+	id, ok := elems[0].Value().StringValueOK()
+	if !ok || len(id) < 2 || id[0] != '$' || id[1] == '$' {
+		return ""
+	}
+	return id[1:]
 }
 
 // readsTextScore reports whether the stages after a leading $text match

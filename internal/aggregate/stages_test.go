@@ -305,6 +305,43 @@ func TestTakePushdown(t *testing.T) {
 	}
 }
 
+// A $group by one field path and nothing else, first or after the
+// $match, names its path for a distinct scan (Pushdown.GroupKey), as
+// MongoDB's groupIsEligibleForDistinctScan does with no accumulator.
+func TestTakePushdownGroupKey(t *testing.T) {
+	for _, tc := range []struct {
+		pipeline string
+		want     string
+	}{
+		{`[{"$group": {"_id": "$a"}}]`, "a"},
+		{`[{"$match": {"x": 1}}, {"$group": {"_id": "$a.b"}}, {"$sort": {"_id": 1}}]`, "a.b"},
+		{`[{"$group": {"_id": "$a", "n": {"$sum": 1}}}]`, ""},
+		{`[{"$group": {"_id": "$$ROOT"}}]`, ""},
+		{`[{"$group": {"_id": {"a": "$a"}}}]`, ""},
+		{`[{"$group": {"_id": null}}]`, ""},
+		{`[{"$sort": {"a": 1}}, {"$group": {"_id": "$a"}}]`, ""},
+		{`[{"$project": {"a": 1}}, {"$group": {"_id": "$a"}}]`, ""},
+		{`[{"$count": "n"}]`, ""},
+		{`[{"$match": {"$text": {"$search": "a"}}}, {"$group": {"_id": "$a"}}]`, ""},
+	} {
+		var arr bson.A
+		if err := bson.UnmarshalExtJSON([]byte(`{"p": `+tc.pipeline+`}`), false, &struct{ P *bson.A }{&arr}); err != nil {
+			t.Fatal(err)
+		}
+		stages := make([]bson.Raw, len(arr))
+		for i, st := range arr {
+			stages[i], _ = bson.Marshal(st)
+		}
+		p, err := Parse(stages, Options{DB: "test", Coll: "c", Env: newMemEnv()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.TakePushdown().GroupKey; got != tc.want {
+			t.Errorf("%s: GroupKey %q, want %q", tc.pipeline, got, tc.want)
+		}
+	}
+}
+
 // A leading $text match asks the scan for scores when a stage reads them
 // before the first that rebuilds its documents (MongoDB's
 // Pipeline::getDependencies; optimize_text.js: otherwise no TEXT_OR).

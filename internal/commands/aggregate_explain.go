@@ -40,6 +40,7 @@ func explainAggregate(s *Service, r *Request, a *aggregateArgs, v engine.Verbosi
 	var stages []bson.D
 	var find engine.FindOptions
 	coll := a.opts.Coll
+	distinct := false // the scan feeds the $group one document per value
 	if coll != "" {
 		find = a.pushdown(p)
 		if err := checkPipelineCollation(a.opts.Collator, p.Stages()); err != nil {
@@ -56,11 +57,19 @@ func explainAggregate(s *Service, r *Request, a *aggregateArgs, v engine.Verbosi
 			}
 		}
 		stages = append(stages, bson.D{{Key: "$cursor", Value: cursor}})
+		distinct = find.GroupKey != "" && distinctScanned(cursor)
 	}
 	first := len(stages) // the index in stages of p.Stages()[0]
 	for _, spec := range p.Stages() {
 		el := spec.Index(0)
 		stages = append(stages, bson.D{{Key: el.Key(), Value: el.Value()}})
+	}
+	if distinct {
+		// MongoDB replaces the $group its DISTINCT_SCAN feeds with a
+		// $groupByDistinctScan building each group from its first
+		// document (pipeline_d.cpp).
+		newRoot := bson.D{{Key: "_id", Value: "$" + find.GroupKey}}
+		stages[first][0] = bson.E{Key: "$groupByDistinctScan", Value: bson.D{{Key: "newRoot", Value: newRoot}}}
 	}
 	if a.currentOp != nil && len(stages) > first {
 		// the $currentOp stage, not the operations it listed
@@ -163,6 +172,15 @@ func explainUnionWith(s *Service, r *Request, a *aggregateArgs, spec bson.RawVal
 		stages = []bson.D{c}
 	}
 	return append(out, bson.E{Key: "pipeline", Value: stages}), nil
+}
+
+// distinctScanned reports whether the queryPlanner of an explained scan
+// (cursor) won with a DISTINCT_SCAN, under its projection.
+func distinctScanned(cursor bson.D) bool {
+	qp, _ := fieldOf(cursor, "queryPlanner").(bson.D)
+	win, _ := fieldOf(qp, "winningPlan").(bson.D)
+	in, _ := fieldOf(win, "inputStage").(bson.D)
+	return fieldOf(in, "stage") == "DISTINCT_SCAN"
 }
 
 // fieldOf is the value of d's field key, nil when d has none.

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -23,7 +25,7 @@ func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planne
 	if err != nil || h.natural != 0 {
 		return nil, err
 	}
-	pq := planner.Query{Filter: q.filter, HintID: h.idOrder, IDCollation: c.DefaultCollator(), Clustered: c.Clustered()}
+	pq := planner.Query{Filter: q.filter, HintID: h.idOrder, IDCollation: c.DefaultCollator(), Clustered: c.Clustered(), GroupDistinct: o.GroupKey != ""}
 	if h.ix != nil {
 		hinted := h.ix.planned()
 		pq.Hint = &hinted
@@ -38,26 +40,13 @@ func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planne
 // An explain's run (run set) counts what the scan did (run.src): it
 // returned one entry per value.
 func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *OpStats, run *stageRun) (vals []bson.RawValue, ok bool, err error) {
-	c := e.lookup(o.Txn, db, coll)
-	if c == nil {
-		return nil, false, nil
-	}
-	p, err := e.distinctPlan(c, key, o)
-	if p == nil || err != nil {
+	ps, err := e.openDistinct(db, coll, key, o, stats)
+	if ps == nil || err != nil {
 		return nil, false, err
 	}
-	src, err := e.openSource(o.Ctx, c, p, o.Txn, stats)
-	if err != nil {
-		return nil, false, err
-	}
-	defer src.Close()
-	ps := src.(*planSource)
-	if ps.p.Distinct() == "" {
-		return nil, false, nil
-	}
-	stats.ran(c, ps.p, false)
+	defer ps.Close()
 	set := newDistinctSet(nil)
-	if err = ps.distinctValues(strings.Split(key, "."), set); err != nil {
+	if err = ps.distinctValues(strings.Split(key, "."), false, set.add); err != nil {
 		return nil, false, err
 	}
 	vals = set.sorted()
@@ -67,14 +56,101 @@ func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *OpStat
 	return vals, true, nil
 }
 
+// openDistinct opens the distinct scan of key (distinctPlan); nil when no
+// index qualifies, or the index turned multikey since it was planned.
+func (e *Engine) openDistinct(db, coll, key string, o FindOptions, stats *OpStats) (*planSource, error) {
+	c := e.lookup(o.Txn, db, coll)
+	if c == nil {
+		return nil, nil
+	}
+	p, err := e.distinctPlan(c, key, o)
+	if p == nil || err != nil {
+		return nil, err
+	}
+	src, err := e.openSource(o.Ctx, c, p, o.Txn, stats)
+	if err != nil {
+		return nil, err
+	}
+	ps := src.(*planSource)
+	if ps.p.Distinct() == "" {
+		return nil, src.Close()
+	}
+	stats.ran(c, ps.p, false)
+	return ps, nil
+}
+
+// groupDistinctBytes bounds the documents a $group's distinct scan
+// gathers (16 MB, MongoDB's largest document): past it the find reads the
+// documents instead, and the $group holds, or spills, its groups itself.
+const groupDistinctBytes = 16 << 20
+
+// errGroupDistinctFull ends a $group's distinct scan past
+// groupDistinctBytes.
+var errGroupDistinctFull = errors.New("group distinct scan past its bound")
+
+// groupDistinct reads, for a $group by o.GroupKey alone, one document
+// {key: value} per value of the key (FindOptions.GroupKey) from a
+// distinct scan of an index holding each value whole (planner.Query's
+// GroupDistinct), as MongoDB feeds such a $group from a DISTINCT_SCAN
+// (its $groupByDistinctScan): the $group reads each value as it would
+// read it in the documents, a missing one as null. A value may come more
+// than once (under other values of the index fields before the key);
+// the $group keeps one. ok is false when no such scan serves, or its
+// documents pass groupDistinctBytes. An explain's run (run set) counts
+// what the scan did.
+func (e *Engine) groupDistinct(db, coll string, o FindOptions, stats *OpStats, run *stageRun) (docs []bson.Raw, ok bool, err error) {
+	ps, err := e.openDistinct(db, coll, o.GroupKey, o, stats)
+	if ps == nil || err != nil {
+		return nil, false, err
+	}
+	defer ps.Close()
+	parts := strings.Split(o.GroupKey, ".")
+	size := 0
+	err = ps.distinctValues(parts, true, func(v bson.RawValue) error {
+		d := pathDoc(parts, v)
+		if size += len(d); size > groupDistinctBytes {
+			return errGroupDistinctFull
+		}
+		docs = append(docs, d)
+		return nil
+	})
+	if err == errGroupDistinctFull {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if run != nil {
+		run.src = &countedSource{docSource: ps, handed: int64(len(docs)), eof: true, stats: stats}
+	}
+	return docs, true, nil
+}
+
+// pathDoc is the document holding v at the dotted path parts alone:
+// {a: {b: v}} for a.b.
+func pathDoc(parts []string, v bson.RawValue) bson.Raw {
+	start, doc := bsoncore.AppendDocumentStart(nil)
+	if len(parts) == 1 {
+		doc = bsoncore.AppendValueElement(doc, parts[0], bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+	} else {
+		doc = bsoncore.AppendDocumentElement(doc, parts[0], pathDoc(parts[1:], v))
+	}
+	doc, _ = bsoncore.AppendDocumentEnd(doc, start)
+	return doc
+}
+
 // distinctValues reads the values of the index field the plan reads
 // (Plan.DistinctField), one entry per value of the fields up to it: the
 // value its entry holds, or for an entry holding the _id alone, or null or
 // undefined (which a missing field, or an empty array, indexes as too),
 // the values at parts of its fetched document. After each value it seeks
 // past the entries sharing the fields up to it, as MongoDB's DistinctScan
-// does; values met again under other leading values are one in set.
-func (s *planSource) distinctValues(parts []string, set *distinctSet) error {
+// does; values met again under other leading values are emitted again.
+// whole (a $group's scan, on an index holding each value unsplit) takes a
+// null or undefined key as the value, a missing field's null included,
+// and fetches only for an entry holding the _id alone, whose value at
+// parts, or null, it emits.
+func (s *planSource) distinctValues(parts []string, whole bool, emit func(bson.RawValue) error) error {
 	pos := s.p.DistinctField()
 	fields := s.p.Index.Fields[:pos+1]
 	field := strconv.Itoa(pos)
@@ -108,17 +184,27 @@ func (s *planSource) distinctValues(parts []string, set *distinctSet) error {
 		if vals := entryValues(s.it.Value()); vals != nil {
 			v = vals.Lookup(field)
 		}
-		if !valid || v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+		if !valid || v.Type == 0 || !whole && (v.Type == bson.TypeNull || v.Type == bson.TypeUndefined) {
 			var buf []byte
 			doc, found, err := getDoc(s.r, docKeyFromEncodedID(s.collID, entryID(s.it.Value())), &buf)
 			if err != nil {
 				return err
 			}
-			if found {
+			switch {
+			case found && whole:
+				s.stats.DocsExamined++
+				v, err := bson.Raw(doc).LookupErr(parts...)
+				if err != nil {
+					v = bson.RawValue{Type: bson.TypeNull}
+				}
+				if err := emit(v); err != nil {
+					return err
+				}
+			case found:
 				s.stats.DocsExamined++
 				rawdoc.AllAlongPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
 					if err == nil {
-						err = set.add(v)
+						err = emit(v)
 					}
 				})
 			}
@@ -127,7 +213,7 @@ func (s *planSource) distinctValues(parts []string, set *distinctSet) error {
 			}
 			continue
 		}
-		if err := set.add(v); err != nil {
+		if err := emit(v); err != nil {
 			return err
 		}
 		if next := keyenc.PrefixEnd(k[:len(s.prefix)+n]); next != nil {

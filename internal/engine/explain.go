@@ -16,6 +16,9 @@ import (
 // from running the find to the end (with AllPlansExecution, each
 // candidate's trial too).
 func (e *Engine) Explain(db, coll string, o FindOptions, v Verbosity) (bson.D, error) {
+	if o.GroupKey != "" {
+		return e.explainDistinct(db, coll, o.GroupKey, o, v)
+	}
 	return e.explain(db, coll, o, v, false)
 }
 
@@ -107,6 +110,13 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 // counts the distinct values (a DISTINCT_SCAN is the one plan considered).
 func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, v Verbosity) (bson.D, error) {
 	o = FindOptions{Filter: o.Filter, Hint: o.Hint, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx, Collation: o.Collation}
+	return e.explainDistinct(db, coll, key, o, v)
+}
+
+// explainDistinct is ExplainDistinct, and, for a find feeding a $group by
+// o.GroupKey, the explain of its distinct scan (groupDistinct), whose
+// nReturned counts the documents it yields, or of the find it runs.
+func (e *Engine) explainDistinct(db, coll, key string, o FindOptions, v Verbosity) (bson.D, error) {
 	var p *planner.Plan
 	c := e.cat.get(db, coll)
 	if c != nil {
@@ -116,7 +126,8 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, v Verbosit
 		}
 	}
 	if p == nil {
-		return e.Explain(db, coll, o, v)
+		o.GroupKey = ""
+		return e.explain(db, coll, o, v, false)
 	}
 	filter := o.Filter
 	if filter == nil {
@@ -134,16 +145,30 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, v Verbosit
 	stats := &OpStats{}
 	start := time.Now()
 	run := &stageRun{stats: stats}
-	vals, _, err := e.distinctScan(db, coll, key, o, stats, run)
-	if err != nil {
-		return nil, err
+	var n int
+	if o.GroupKey != "" {
+		docs, ok, err := e.groupDistinct(db, coll, o, stats, run)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			o.GroupKey = ""
+			return e.explain(db, coll, o, v, false)
+		}
+		n = len(docs)
+	} else {
+		vals, _, err := e.distinctScan(db, coll, key, o, stats, run)
+		if err != nil {
+			return nil, err
+		}
+		n = len(vals)
 	}
 	stages := winning
 	if run.src != nil && stagesMeasurable(p, winning) {
 		run.millis = time.Since(start).Milliseconds()
 		stages, _ = run.annotate(winning)
 	}
-	return append(out, executionStats(int64(len(vals)), start, stats, stages, v, nil, planner.Shape{})), nil
+	return append(out, executionStats(int64(n), start, stats, stages, v, nil, planner.Shape{})), nil
 }
 
 // queryPlanner is the queryPlanner section of an explain; a query under a

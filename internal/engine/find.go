@@ -60,6 +60,12 @@ type FindOptions struct {
 	// scan gives its documents (aggregate.Pushdown.TextScores), as a
 	// projection or sort of them does.
 	TextScores bool
+	// GroupKey, when set, is the key path of a $group by it alone that the
+	// documents feed (aggregate.Pushdown.GroupKey): when a distinct scan
+	// of an index holding each value whole serves the filter (MongoDB's
+	// DISTINCT_SCAN under a $groupByDistinctScan), the find yields one
+	// document per value, {key: value} (groupDistinct).
+	GroupKey string
 	// IndexKeys gives the documents the keys of the index entries they
 	// were found through (docsrc.Meta.IndexKey), for a later stage's
 	// {$meta: "indexKey"}; a projection reading it asks for them itself.
@@ -336,6 +342,15 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 		// MongoDB plans a missing collection's read as EOF without
 		// looking at its hint.
 		return emptyCursor{}, nil
+	}
+	if o.GroupKey != "" {
+		docs, ok, err := e.groupDistinct(db, coll, o, opStatsOf(o.Ctx), nil)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return &aggregate.SliceSource{Docs: docs}, nil
+		}
 	}
 	// read before the trial or execute takes the scan's snapshot
 	// (recheck.go)

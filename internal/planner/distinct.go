@@ -16,6 +16,9 @@ import "github.com/folio-db/folio/internal/query"
 //     multikey: Folio keeps no per-path flags), whose keys decide the
 //     filter (see CountScan), the best scoring; the scan then skips to the
 //     next value of the fields up to key's.
+//
+// For a $group by key (Query.GroupDistinct) an unfiltered scan takes no
+// multikey or sparse index either.
 func DistinctScan(cat Catalog, q Query, key string) *Plan {
 	if q.HintID || q.Filter.Collator() != nil {
 		// Under a collation, values equal by it are one distinct value:
@@ -38,6 +41,9 @@ func DistinctScan(cat Catalog, q Query, key string) *Plan {
 			continue
 		}
 		if unfiltered {
+			if q.GroupDistinct && (ix.Multikey || ix.Sparse) {
+				continue
+			}
 			if pos != 0 || ix.Partial != nil || ix.Collation != nil || !plainFields(ix) || best != nil && len(ix.Fields) >= len(best.Index.Fields) {
 				continue
 			}

@@ -55,6 +55,12 @@ type Query struct {
 	// candidate is then the union of that $or, none when another branch
 	// has no bounded scan.
 	Text *Plan
+	// GroupDistinct reports a distinct scan (DistinctScan) read for a
+	// $group by the key: each document's value at the key whole, a
+	// missing one as null, so the index must hold every document (not
+	// sparse) and each value unsplit (not multikey), as MongoDB's
+	// STRICT_DISTINCT_ONLY planning of such a $group requires.
+	GroupDistinct bool
 }
 
 // Plan is how a query reads its candidates: a scan of the document store

@@ -2,6 +2,8 @@ package driver_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -315,4 +317,76 @@ func TestExplainCountOfMissingCollection(t *testing.T) {
 			t.Errorf("%v: nCounted %v, want 0", cmd, out.Lookup("executionStats", "executionStages", "nCounted"))
 		}
 	}
+}
+
+// TestGroupDistinctScan checks that a $group by one indexed field and
+// nothing else reads one index entry per value, as MongoDB 7.0's
+// pipeline_d.cpp turns it into a DISTINCT_SCAN under a
+// $groupByDistinctScan (distinct_multikey_dotted_path.js expects the
+// DISTINCT_SCAN for [{$group: {_id: "$a.b.c"}}], with and without a
+// $match the keys decide), with the $group's results: a missing field is
+// the null group. An index holding arrays (multikey) or missing fields
+// (sparse) does not serve it: $group groups an array whole and a missing
+// field as null.
+func TestGroupDistinctScan(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("groupdistinct")
+	docs := make([]any, 0, 104)
+	for i := range 100 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "a", Value: bson.D{{Key: "b", Value: bson.D{{Key: "c", Value: i % 4}}}}}, {Key: "t", Value: i % 3}, {Key: "s", Value: i % 2}})
+	}
+	docs = append(docs, bson.D{{Key: "_id", Value: 100}, {Key: "a", Value: bson.D{{Key: "notRelevant", Value: 1}}}, {Key: "t", Value: bson.A{7, 8}}},
+		bson.D{{Key: "_id", Value: 101}, {Key: "a", Value: nil}})
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
+		{Keys: bson.D{{Key: "a.b.c", Value: 1}}}, {Keys: bson.D{{Key: "t", Value: 1}}},
+		{Keys: bson.D{{Key: "s", Value: 1}}, Options: options.Index().SetSparse(true)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	gt0 := bson.D{{Key: "$match", Value: bson.D{{Key: "a.b.c", Value: bson.D{{Key: "$gt", Value: 0}}}}}}
+	group := func(path string) bson.D { return bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: path}}}} }
+	for _, tc := range []struct {
+		pipeline bson.A
+		groups   int
+		distinct bool
+	}{
+		{bson.A{group("$a.b.c")}, 5, true}, // null, 0..3
+		{bson.A{gt0, group("$a.b.c")}, 3, true},
+		{bson.A{group("$t")}, 5, false}, // null, 0..2, [7, 8]
+		{bson.A{group("$s")}, 3, false}, // null, 0, 1
+		{bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$a.b.c"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}}, 5, false},
+	} {
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "groupdistinct"}, {Key: "pipeline", Value: tc.pipeline}, {Key: "cursor", Value: bson.D{}}}}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stages, _ := out.Lookup("stages").Array().Values()
+		last := stages[len(stages)-1].Document()
+		win := stages[0].Document().Lookup("$cursor", "queryPlanner", "winningPlan").Document()
+		stage, _ := win.Lookup("inputStage", "stage").StringValueOK()
+		root, _ := last.Lookup("$groupByDistinctScan", "newRoot", "_id").StringValueOK()
+		if scanned := stage == "DISTINCT_SCAN"; scanned != tc.distinct || scanned && root != "$a.b.c" {
+			t.Errorf("%v: winning plan %s, last stage %s; want a DISTINCT_SCAN: %v", tc.pipeline, win, last, tc.distinct)
+		}
+		got := aggregateAll(t, coll, tc.pipeline)
+		want := aggregateAll(t, coll, tc.pipeline, options.Aggregate().SetHint(bson.D{{Key: "$natural", Value: 1}}))
+		if len(got) != tc.groups || groupIDs(got) != groupIDs(want) {
+			t.Errorf("%v: groups %s, a collection scan's %s", tc.pipeline, docsString(got), docsString(want))
+		}
+	}
+}
+
+// groupIDs are the _ids of a $group's documents, sorted.
+func groupIDs(docs []bson.Raw) string {
+	keys := make([]string, len(docs))
+	for i, d := range docs {
+		keys[i] = d.Lookup("_id").String()
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, " ")
 }
