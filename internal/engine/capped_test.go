@@ -312,3 +312,78 @@ func TestTailableCursorWaitEndsAtDrop(t *testing.T) {
 		})
 	}
 }
+
+// TestTailableCursorMetadata: a tailable find is a collection scan
+// (MongoDB's planner plans nothing else for one), whose documents carry
+// their record ids and no index key: showRecordId ends each with the
+// record id a plain find gives it, {$meta: "recordId"} projects it, and
+// returnKey makes each document {} (showRecordId adding nothing to it),
+// in the first batch as in those read after a getMore.
+func TestTailableCursorMetadata(t *testing.T) {
+	e := newTestEngine(t)
+	if err := e.CreateCollection("test", "tm", CollectionOptions{Capped: true, Size: 4096}); err != nil {
+		t.Fatal(err)
+	}
+	id := 0
+	insert := func() {
+		t.Helper()
+		id++
+		if _, _, err := e.Insert("test", "tm", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, id))}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readAll := func(c interface{ Next() (bson.Raw, error) }, render func(bson.Raw) string) []string {
+		t.Helper()
+		var got []string
+		for {
+			d, err := c.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d == nil {
+				return got
+			}
+			got = append(got, render(d))
+		}
+	}
+	insert()
+	insert()
+	tests := []struct {
+		name   string
+		o      FindOptions
+		render func(bson.Raw) string
+	}{
+		{"showRecordId", FindOptions{ShowRecordID: true}, func(d bson.Raw) string { return d.Lookup("$recordId").String() }},
+		{"meta recordId", FindOptions{Projection: ext(t, `{"_id": 0, "r": {"$meta": "recordId"}}`)}, func(d bson.Raw) string { return d.Lookup("r").String() }},
+		{"returnKey", FindOptions{ReturnKey: true, ShowRecordID: true}, func(d bson.Raw) string { return d.String() }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tail, err := e.Tail("test", "tm", tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tail.Close()
+			got := readAll(tail, tc.render)
+			insert()
+			if err := tail.Restore(); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, readAll(tail, tc.render)...)
+			plain, err := e.Find("test", "tm", FindOptions{ShowRecordID: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer plain.Close()
+			want := readAll(plain, func(d bson.Raw) string { return d.Lookup("$recordId").String() })
+			if tc.o.ReturnKey {
+				for i := range want {
+					want[i] = "{}"
+				}
+			}
+			if !slices.Equal(got, want) || slices.Contains(got, "") {
+				t.Fatalf("read %q, want %q", got, want)
+			}
+		})
+	}
+}

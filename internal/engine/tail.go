@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
@@ -21,8 +23,13 @@ type TailCursor struct {
 	e      *Engine
 	c      *Collection
 	filter *query.Filter
-	proj   *query.Projection
-	next   uint64 // the next insertion sequence to read
+	// proj is the find's projection, with showRecordId and returnKey
+	// (compileFind), applied with each document's metadata: a
+	// collection scan's, its record id when recordIDs asks for it and no
+	// index key.
+	proj      *query.Projection
+	recordIDs bool
+	next      uint64 // the next insertion sequence to read
 	// at is the insertion sequence of the entry the cursor stands on (the
 	// last document returned, or the last entry read when none of a
 	// refill's matched): it must still be there when the cursor reads
@@ -73,7 +80,7 @@ func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 		left = -1
 	}
 	c.scans.add(true)
-	return &TailCursor{e: e, c: c, filter: q.filter, proj: q.proj, ctx: o.Ctx, skip: o.Skip, left: left}, nil
+	return &TailCursor{e: e, c: c, filter: q.filter, proj: q.proj, recordIDs: q.recordIDs, ctx: o.Ctx, skip: o.Skip, left: left}, nil
 }
 
 // tailDoc is a document a refill read, and its insertion sequence.
@@ -151,7 +158,7 @@ func (t *TailCursor) refill() (bool, error) {
 			return false, err
 		}
 	}
-	src := &tailSource{t: t, snap: snap, it: it, pre: pre}
+	src := &tailSource{t: t, snap: snap, it: it, pre: pre, ids: t.recordIDs}
 	scan := &matchScan{src: src, filter: t.filter, ctx: t.ctx}
 	defer scan.close()
 	// The documents the refill read count as examined by the operation
@@ -175,7 +182,7 @@ func (t *TailCursor) refill() (bool, error) {
 			return src.read > 0, nil
 		}
 		if t.proj != nil {
-			if doc, err = t.proj.Apply(doc, pos); err != nil {
+			if doc, err = t.proj.ApplyMeta(doc, pos, src.Meta()); err != nil {
 				return false, err
 			}
 		}
@@ -197,6 +204,19 @@ type tailSource struct {
 	started  bool
 	seq      uint64 // the insertion sequence of the entry read last
 	docBuf   []byte // see docOf
+	// ids asks for the record id (the encoded _id the entry holds) of
+	// the document read last, in lastID.
+	ids    bool
+	lastID []byte
+}
+
+// Meta is the metadata of the document Next returned last: its record id
+// when asked for; a collection scan's documents have no index key.
+func (s *tailSource) Meta() docsrc.Meta {
+	if !s.ids || s.lastID == nil {
+		return docsrc.Meta{}
+	}
+	return docsrc.Meta{RecordID: bytes.Clone(s.lastID)}
 }
 
 func (s *tailSource) Next() (bson.Raw, error) {
@@ -216,6 +236,9 @@ func (s *tailSource) Next() (bson.Raw, error) {
 		doc, found, err := getDoc(s.snap, docKeyFromEncodedID(s.t.c.ID, s.it.Value()), &s.docBuf)
 		if found {
 			s.examined++
+			if s.ids {
+				s.lastID = append(s.lastID[:0], s.it.Value()...)
+			}
 		}
 		if err != nil || found {
 			return doc, err
