@@ -47,9 +47,10 @@ type Meta struct {
 	// no index (a collection scan) or was not asked for keys.
 	IndexKey bson.Raw
 	// RecordID is {$meta: "recordId"}: the document's record id, the
-	// storage encoding of its _id (keyenc), which orders the documents as
-	// a collection scan reads them; nil when the read was not asked for
-	// record ids or the document is computed (a group's).
+	// storage encoding of its _id (keyenc), or an oplog entry's stamp
+	// (8 bytes, big-endian), which orders the documents as a collection
+	// scan reads them; nil when the read was not asked for record ids or
+	// the document is computed (a group's).
 	RecordID []byte
 	// SortKey is {$meta: "sortKey"}: the BSON array of the document's
 	// key in the sort that set it (query.Sort.SortKeyArray), which only

@@ -328,3 +328,63 @@ func (testRecorder) Committed()                       {}
 func (r testRecorder) OplogSession(int) oplog.Session {
 	return oplog.Session{LSID: r.lsid, TxnNumber: r.txnNumber, StmtID: -1}
 }
+
+// TestOplogFindRecordIDs: a find on local.oplog.rs asked for record ids
+// (showRecordId, {$meta: "recordId"}) gives each entry its stamp, the key
+// it is stored under, as MongoDB gives each its ts; forward, backward and
+// tailable scans alike, and none when not asked.
+func TestOplogFindRecordIDs(t *testing.T) {
+	e := newTestEngine(t)
+	for id := range 3 {
+		if _, _, err := e.Insert("test", "o", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, id))}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(o FindOptions, tailable bool) (stamps []uint64, plain int) {
+		t.Helper()
+		o.Filter = ext(t, `{"ns": "test.o"}`)
+		cur, err := e.FindOplog(o, tailable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cur.Close()
+		for {
+			d, err := cur.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d == nil {
+				return stamps, plain
+			}
+			rid := d.Lookup("$recordId")
+			if rid.Type == 0 {
+				rid = d.Lookup("r")
+			}
+			_, id, ok := rid.BinaryOK()
+			if !ok {
+				plain++
+				continue
+			}
+			ts := d.Lookup("ts")
+			tt, ti, _ := ts.TimestampOK()
+			if len(id) != 8 || binary.BigEndian.Uint64(id) != uint64(tt)<<32|uint64(ti) {
+				t.Fatalf("record id %x of the entry at %v", id, ts)
+			}
+			stamps = append(stamps, binary.BigEndian.Uint64(id))
+		}
+	}
+	fwd, _ := read(FindOptions{ShowRecordID: true}, false)
+	if len(fwd) != 3 || fwd[0] >= fwd[1] || fwd[1] >= fwd[2] {
+		t.Fatalf("forward record ids %x", fwd)
+	}
+	back, _ := read(FindOptions{ShowRecordID: true, Sort: ext(t, `{"$natural": -1}`)}, false)
+	if len(back) != 3 || back[0] != fwd[2] || back[2] != fwd[0] {
+		t.Fatalf("backward record ids %x, forward %x", back, fwd)
+	}
+	if tail, _ := read(FindOptions{Projection: ext(t, `{"ts": 1, "r": {"$meta": "recordId"}}`)}, true); len(tail) != 3 || tail[2] != fwd[2] {
+		t.Fatalf("tailable {$meta: \"recordId\"} %x, forward %x", tail, fwd)
+	}
+	if ids, plain := read(FindOptions{}, false); len(ids) != 0 || plain != 3 {
+		t.Fatalf("record ids %x given unasked", ids)
+	}
+}

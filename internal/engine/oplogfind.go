@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/query"
@@ -74,7 +76,7 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: cannot use tailable option with a sort other than {$natural: 1}")
 	}
 	last := e.OplogLast()
-	src := &oplogSource{e: e, next: tsLowerBound(o.Filter), reverse: reverse, tail: tailable, to: last}
+	src := &oplogSource{e: e, next: tsLowerBound(o.Filter), reverse: reverse, tail: tailable, to: last, ids: q.recordIDs}
 	if reverse {
 		src.before = last + 1
 	}
@@ -126,6 +128,24 @@ type oplogSource struct {
 	tail    bool
 	page    []bson.Raw
 	done    bool
+	// ids asks for the entries' record ids (showRecordId, {$meta:
+	// "recordId"}): stamps holds the stamps of page's entries, last the
+	// stamp of the entry Next returned last.
+	ids    bool
+	stamps []uint64
+	last   uint64
+}
+
+// Meta is the metadata of the entry Next returned last: its record id
+// when asked for, the 8 big-endian bytes of its stamp, the key it is
+// stored under (oplogKey) as a document's record id is its _id's
+// (recordid.go). MongoDB's oplog record ids are its entries' ts
+// (NumberLong), in the same order.
+func (s *oplogSource) Meta() docsrc.Meta {
+	if !s.ids || s.last == 0 {
+		return docsrc.Meta{}
+	}
+	return docsrc.Meta{RecordID: binary.BigEndian.AppendUint64(nil, s.last)}
 }
 
 func (s *oplogSource) Next() (bson.Raw, error) {
@@ -139,6 +159,9 @@ func (s *oplogSource) Next() (bson.Raw, error) {
 	}
 	doc := s.page[0]
 	s.page = s.page[1:]
+	if s.ids {
+		s.last, s.stamps = s.stamps[0], s.stamps[1:]
+	}
 	return doc, nil
 }
 
@@ -148,6 +171,9 @@ func (s *oplogSource) refill() error {
 		n := 0
 		err := s.e.readOplog(0, s.before-1, true, func(stamp uint64, stored oplog.Stored) (bool, error) {
 			s.page = append(s.page, slices.Clone(stored.Entry()))
+			if s.ids {
+				s.stamps = append(s.stamps, stamp)
+			}
 			s.before = stamp
 			n++
 			return n < tailBatch, nil
@@ -161,6 +187,9 @@ func (s *oplogSource) refill() error {
 	n := 0
 	err := s.e.ReadOplog(s.next, s.to, func(stamp uint64, stored oplog.Stored) (bool, error) {
 		s.page = append(s.page, slices.Clone(stored.Entry()))
+		if s.ids {
+			s.stamps = append(s.stamps, stamp)
+		}
 		s.next = stamp + 1
 		n++
 		return n < tailBatch, nil
@@ -171,7 +200,7 @@ func (s *oplogSource) refill() error {
 	return err
 }
 
-func (s *oplogSource) Close() error { s.page = nil; return nil }
+func (s *oplogSource) Close() error { s.page, s.stamps = nil, nil; return nil }
 
 // IsOplog reports whether db.coll is local.oplog.rs on an engine that
 // keeps an oplog.
