@@ -325,6 +325,8 @@ type geoNearSource struct {
 	// resumed after a getMore (restored): a document read before is
 	// returned as read (recheckLatest).
 	reads, held int
+	// ids gives the documents their record ids (giveRecordIDs).
+	ids bool
 }
 
 type nearCand struct {
@@ -338,7 +340,8 @@ type nearDoc struct {
 	dist float64
 	seq  int
 	loc  bson.RawValue
-	read int // the document's number in the order of reads, from 1
+	read int    // the document's number in the order of reads, from 1
+	id   string // its record id (encoded _id)
 }
 
 func (c nearCand) key() (float64, int) { return c.bound, c.seq }
@@ -437,7 +440,7 @@ func (s *geoNearSource) fetch(c nearCand) error {
 	s.stats.DocsExamined++
 	s.reads++
 	if d, loc, ok := s.distance(doc); ok {
-		s.docs.push(nearDoc{doc: bytes.Clone(doc), dist: d, seq: c.seq, loc: loc, read: s.reads})
+		s.docs.push(nearDoc{doc: bytes.Clone(doc), dist: d, seq: c.seq, loc: loc, read: s.reads, id: c.id})
 	}
 	return nil
 }
@@ -577,10 +580,18 @@ func (s *geoNearSource) distance(doc bson.Raw) (float64, bson.RawValue, bool) {
 }
 
 // Meta carries the distance and location of the document Next returned
-// last: meters for a GeoJSON center, radians for a legacy one.
+// last: meters for a GeoJSON center, radians for a legacy one; and its
+// record id when asked, as MongoDB's near stage's documents, fetched,
+// carry theirs.
 func (s *geoNearSource) Meta() docsrc.Meta {
-	return docsrc.Meta{GeoNearDistance: s.cur.dist * s.ns.units, GeoNearPoint: s.cur.loc, HasGeoNear: true}
+	m := docsrc.Meta{GeoNearDistance: s.cur.dist * s.ns.units, GeoNearPoint: s.cur.loc, HasGeoNear: true}
+	if s.ids && s.cur.id != "" {
+		m.RecordID = []byte(s.cur.id)
+	}
+	return m
 }
+
+func (s *geoNearSource) giveRecordIDs() { s.ids = true }
 
 func (s *geoNearSource) Close() error {
 	if s.closer != nil {

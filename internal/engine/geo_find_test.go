@@ -317,3 +317,57 @@ func TestNearArrayPosition(t *testing.T) {
 		t.Fatalf("$near on l.0: %v, want [1 2 0]", got)
 	}
 }
+
+// TestNearRecordIDs: the documents of a $near (2dsphere or 2d) carry
+// their record ids when asked, as MongoDB's near stage's fetched
+// documents do: showRecordId ends each with the record id a plain find
+// gives it, and {$meta: "recordId"} projects it.
+func TestNearRecordIDs(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "nr", `{"loc": "2dsphere"}`, false)
+	mustCreateIndex(t, e, "nr", `{"pt": "2d"}`, false)
+	var docs []bson.Raw
+	for i := range 4 {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "loc": {"type": "Point", "coordinates": [%d, 0]}, "pt": [%d, 0]}`, i, 3-i, 3-i)))
+	}
+	if _, _, err := e.Insert("test", "nr", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(o FindOptions, field string) map[string]string {
+		t.Helper()
+		cur, err := e.Find("test", "nr", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cur.Close()
+		ids := map[string]string{}
+		for {
+			d, err := cur.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d == nil {
+				return ids
+			}
+			rid := d.Lookup(field)
+			if rid.Type != bson.TypeBinary {
+				t.Fatalf("%s has no record id in %s", d, field)
+			}
+			ids[d.Lookup("_id").String()] = rid.String()
+		}
+	}
+	want := read(FindOptions{ShowRecordID: true}, "$recordId")
+	for _, tc := range []struct {
+		filter, field string
+		o             FindOptions
+	}{
+		{`{"loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}}`, "$recordId", FindOptions{ShowRecordID: true}},
+		{`{"pt": {"$near": [0, 0]}}`, "$recordId", FindOptions{ShowRecordID: true}},
+		{`{"loc": {"$nearSphere": [0, 0]}}`, "r", FindOptions{Projection: ext(t, `{"r": {"$meta": "recordId"}}`)}},
+	} {
+		tc.o.Filter = ext(t, tc.filter)
+		if got := read(tc.o, tc.field); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: record ids %v, want %v", tc.filter, got, want)
+		}
+	}
+}
