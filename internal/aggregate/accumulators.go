@@ -157,7 +157,7 @@ func (p *parser) topBottomArgs(a *accSpec, arg bson.RawValue) error {
 	case sortBy.Type == 0:
 		return mongoerr.New(mongoerr.TopBottomMissingSortBy, "Missing value for 'sortBy'")
 	}
-	if a.sort, err = query.CompileSort(sortBy.Document()); err != nil {
+	if a.sort, err = query.CompileSortPattern(sortBy.Document()); err != nil {
 		return err
 	}
 	if p.opts.Collator != nil {

@@ -28,14 +28,11 @@ func parseSort(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.SortSpecNotObject, "the $sort key specification must be an object")
 	}
-	s, err := query.CompileSort(arg.Document())
+	s, err := query.CompileSortPattern(arg.Document())
 	if err != nil {
 		return nil, err
 	}
 	if s.Empty() {
-		if s.Natural() != 0 {
-			return nil, mongoerr.New(mongoerr.SortMetaOnly, "$natural is not allowed in a $sort stage")
-		}
 		return nil, mongoerr.New(mongoerr.SortSpecEmpty, "$sort stage must have at least one sort key")
 	}
 	return &sortStage{spec: arg.Document(), sort: s}, nil

@@ -68,7 +68,7 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$setWindowFields.sortBy' is the wrong type '%s', expected type 'object'", typeName(f.val))
 			}
-			srt, err := query.CompileSort(f.val.Document())
+			srt, err := query.CompileSortPattern(f.val.Document())
 			if err != nil {
 				return nil, err
 			}

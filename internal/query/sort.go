@@ -52,7 +52,17 @@ const MaxCompoundFields = 32
 // score, highest first, and {$meta: "randVal"} by the randVal metadata
 // (SortPattern takes both), which Folio's documents never carry: its keys
 // are all missing.
-func CompileSort(spec bson.Raw) (*Sort, error) {
+func CompileSort(spec bson.Raw) (*Sort, error) { return compileSort(spec, false) }
+
+// CompileSortPattern parses an aggregation's sort specification ($sort,
+// the sortBy of $setWindowFields, $fill, $top, $bottom and their N forms)
+// as MongoDB's SortPattern does: as CompileSort, but $natural is no
+// natural order there, only a field path, which FieldPath refuses for its
+// '$' (16410) in its place among the keys.
+func CompileSortPattern(spec bson.Raw) (*Sort, error) { return compileSort(spec, true) }
+
+// compileSort is CompileSort; pattern makes it SortPattern's.
+func compileSort(spec bson.Raw, pattern bool) (*Sort, error) {
 	if len(spec) > 0 && rawdoc.Validate(spec) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in sort document")
 	}
@@ -96,7 +106,7 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 		if dir != 1 && dir != -1 {
 			return nil, mongoerr.New(mongoerr.SortKeyOrderInvalid, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 		}
-		if field == "$natural" {
+		if field == "$natural" && !pattern {
 			s.natural = int(dir)
 			continue
 		}
