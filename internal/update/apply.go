@@ -77,8 +77,10 @@ func (u *Update) applyOperators(doc bson.Raw, pos int, insert bool) (_ bson.Raw,
 		return nil, nil, false, err
 	}
 	if c.idTouched {
-		if err := checkIDType(c.root.lookup("_id")); err != nil {
-			return nil, nil, false, err
+		if id := c.root.lookup("_id"); id != nil {
+			if err := checkIDType(id.t); err != nil {
+				return nil, nil, false, err
+			}
 		}
 	}
 	// The result is usually about the size of the document.
@@ -410,13 +412,10 @@ func dollarFieldAt(name, path string) error {
 }
 
 // checkIDType rejects the _id types MongoDB cannot store.
-func checkIDType(id *node) error {
-	if id == nil {
-		return nil
-	}
-	switch id.t {
+func checkIDType(t bson.Type) error {
+	switch t {
 	case bson.TypeArray, bson.TypeRegex, bson.TypeUndefined:
-		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type %s", values.TypeName(id.t))
+		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type %s", values.TypeName(t))
 	}
 	return nil
 }

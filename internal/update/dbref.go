@@ -24,10 +24,11 @@ func checkTopLevelDollars(doc bson.Raw, names []string) error {
 }
 
 // CheckUpsertedID applies to the fields of id, the document an upsert's
-// new document has as its _id, the rule checkTopLevelDollars applies to a
-// replacement's top-level fields: MongoDB's storage validation of an
-// upserted document (scanDocument) checks _id's fields as top-level ones.
-// Its error names the field's path from _id.
+// new document or a replacement has as its _id, the rule
+// checkTopLevelDollars applies to a replacement's top-level fields:
+// MongoDB's storage validation of a whole new document (scanDocument)
+// checks _id's fields as top-level ones. Its error names the field's path
+// from _id.
 func CheckUpsertedID(id bson.Raw) error {
 	return checkDollars(id, func(string) bool { return true }, "_id.")
 }

@@ -1,47 +1,71 @@
 package update
 
 import (
+	"bytes"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
-// compileReplacement accepts a replacement document: no top-level field may
-// start with '$' but a DBRef's (MongoDB 5.0+ storage rules for
-// replacements, checkTopLevelDollars), and _id must be storable. A second _id is refused when the replacement is applied, as
-// MongoDB's storage validation of the new document does.
+// compileReplacement accepts any replacement document: MongoDB validates a
+// replacement when it applies one (checkReplacement), so a replacement
+// that matches no document succeeds whatever it holds.
 func compileReplacement(spec bson.Raw) (*Update, error) {
-	elems, _ := spec.Elements()
+	return &Update{replacement: spec}, nil
+}
+
+// checkReplacement is MongoDB's storage validation of a replacement's
+// top-level fields (ObjectReplaceExecutor::applyReplacementUpdate runs
+// storage_validation::scanDocument before the _id immutability check),
+// field by field in order: an _id must be of a storable type and its
+// fields follow the top-level '$' rule (CheckUpsertedID), and a second _id
+// fails; any other field starting with '$' must be a DBRef's
+// (checkTopLevelDollars).
+func checkReplacement(spec bson.Raw) error {
 	ids := 0
-	var dollars []string
-	for _, e := range elems {
-		if k := e.Key(); len(k) > 0 && k[0] == '$' {
-			dollars = append(dollars, k)
+	it := rawdoc.Iterate(spec)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			return nil
 		}
-		if e.Key() == "_id" {
-			ids++
-			if err := checkIDType(rawNode(e.Value())); err != nil {
-				return nil, err
+		switch {
+		case string(k) == "_id":
+			if err := checkIDType(v.Type); err != nil {
+				return err
+			}
+			if v.Type == bson.TypeEmbeddedDocument {
+				if err := CheckUpsertedID(v.Value); err != nil {
+					return err
+				}
+			}
+			if ids++; ids > 1 {
+				return mongoerr.New(mongoerr.BadValue, "Can't have multiple _id fields in one document")
+			}
+		case len(k) > 0 && k[0] == '$':
+			if err := checkTopLevelDollars(spec, []string{string(k)}); err != nil {
+				return err
 			}
 		}
 	}
-	if err := checkTopLevelDollars(spec, dollars); err != nil {
-		return nil, err
-	}
-	return &Update{replacement: spec, repeatedID: ids > 1}, nil
 }
 
 // applyReplacement replaces doc with the replacement. The original _id is
 // kept, first, when the replacement has none; a replacement _id must equal
 // the original one. For an upsert's insert, doc is the seed: its _id is
-// kept and its other fields are not.
+// kept and its other fields are not. A replacement equal to doc as given
+// is MongoDB's no-op and is not validated.
 func (u *Update) applyReplacement(doc bson.Raw) (bson.Raw, error) {
-	if u.repeatedID {
-		return nil, mongoerr.New(mongoerr.BadValue, "Can't have multiple _id fields in one document")
+	if bytes.Equal(u.replacement, doc) {
+		return slices.Clone(u.replacement), nil
+	}
+	if err := checkReplacement(u.replacement); err != nil {
+		return nil, err
 	}
 	orig, origErr := doc.LookupErr("_id")
 	id, err := u.replacement.LookupErr("_id")

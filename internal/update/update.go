@@ -49,7 +49,6 @@ const MaxDocumentSize = 16 * 1024 * 1024
 // Update is a compiled update, safe for concurrent use by many Apply calls.
 type Update struct {
 	replacement bson.Raw // the replacement document, or nil for an operator update
-	repeatedID  bool     // the replacement holds _id twice
 	root        *tnode   // operator update tree
 	set         setField // the one field set (named), instead of root, when the update is only that
 	filters     map[string]Matcher

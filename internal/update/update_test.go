@@ -131,3 +131,24 @@ func apply(tc testCase) (bson.Raw, []byte, bool, error) {
 	}
 	return u.Apply(doc, pos, tc.Insert)
 }
+
+// TestReplacementCheckedWhenApplied: MongoDB validates a replacement only
+// when it applies it (ObjectReplaceExecutor), so one that would fail
+// storage validation compiles, and a statement that matches no document
+// succeeds.
+func TestReplacementCheckedWhenApplied(t *testing.T) {
+	for _, spec := range []string{`{"a": 1, "$x": 1}`, `{"_id": [1]}`, `{"_id": {"$x": 1}}`, `{"_id": 1, "_id": 2}`} {
+		var raw bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(spec), false, &raw); err != nil {
+			t.Fatal(err)
+		}
+		u, err := Compile(raw, Options{})
+		if err != nil {
+			t.Errorf("Compile(%s): %v, want no error", spec, err)
+			continue
+		}
+		if _, _, _, err := u.Apply(bson.Raw{5, 0, 0, 0, 0}, -1, false); err == nil {
+			t.Errorf("Apply(%s) succeeded, want a storage validation error", spec)
+		}
+	}
+}
