@@ -77,10 +77,7 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 			}
 			// parsed as a $match is, with the pipeline's variables; MongoDB's
 			// default features leave out $where, $text and $near
-			filter, err := query.CompileCollated(f.val.Document(), &expr.Let{Scope: p.scope, Ctx: &expr.Context{}}, p.opts.Collator)
-			if err == nil {
-				err = filter.DefaultBannedFeature()
-			}
+			filter, err := query.CompileAllowed(f.val.Document(), &expr.Let{Scope: p.scope, Ctx: &expr.Context{}}, p.opts.Collator, query.DefaultFeatures)
 			if err != nil {
 				return nil, mongoerr.AddContext(err, restrictContext)
 			}

@@ -89,9 +89,5 @@ func (s *Service) dbDiskSize(db string) int64 {
 // (BadValue). An $expr that fails on a database or collection fails the
 // command (MatchErr).
 func compileCatalogFilter(filter bson.Raw) (*query.Filter, error) {
-	f, err := query.Compile(filter)
-	if err != nil {
-		return nil, err
-	}
-	return f, f.DefaultBannedFeature()
+	return query.CompileAllowed(filter, nil, nil, query.DefaultFeatures)
 }

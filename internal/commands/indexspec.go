@@ -150,10 +150,7 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.In
 			spec.Partial = v.Document()
 			// validateIndexSpec parses the filter with no special
 			// feature allowed (kBanAllSpecialFeatures).
-			f, err := query.Compile(spec.Partial)
-			if err == nil {
-				err = f.BannedFeature()
-			}
+			f, err := query.CompileAllowed(spec.Partial, nil, nil, query.NoFeatures)
 			if err != nil {
 				return spec, mongoerr.AddContext(err, "Error in specification "+values.ShellDoc(doc))
 			}

@@ -85,15 +85,18 @@ func sameCollation(ix *Index, spec IndexSpec) bool {
 
 // writeFilter compiles the filter of an update, delete or findAndModify on
 // db.coll under the command's collation or the collection's default. An
-// upsert's filter may not hold $expr, whose equalities MongoDB cannot
-// extract.
+// upsert's filter is parsed without $expr, whose equalities MongoDB cannot
+// extract, and CanonicalUpdate words its refusal for the upsert.
 func (e *Engine) writeFilter(txn *Txn, db, coll string, filter bson.Raw, wo WriteOptions, upsert bool) (*query.Filter, error) {
 	c, err := CommandCollator(e.lookup(txn, db, coll), wo.Collation)
 	if err != nil {
 		return nil, err
 	}
-	f, err := query.CompileCollated(filter, wo.Let, c)
-	if err == nil && upsert && f.UsesExpr() {
+	if !upsert {
+		return query.CompileCollated(filter, wo.Let, c)
+	}
+	f, err := query.CompileAllowed(filter, wo.Let, c, query.AllFeatures&^query.FeatureExpr)
+	if mongoerr.Is(err, mongoerr.QueryFeatureNotAllowed) {
 		return nil, mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in the query predicate for an upsert")
 	}
 	return f, err

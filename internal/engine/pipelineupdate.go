@@ -54,11 +54,8 @@ func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll s
 	return update.Compile(spec, update.Options{
 		ArrayFilters: arrayFilters,
 		Compile: func(filter bson.Raw) (update.Matcher, error) {
-			f, err := query.CompileCollated(filter, nil, c)
-			if err == nil {
-				err = f.BannedFeature()
-			}
-			return f, err
+			// kBanAllSpecialFeatures
+			return query.CompileAllowed(filter, nil, c, query.NoFeatures)
 		},
 		Collator: c,
 		Clock:    clk,

@@ -29,19 +29,45 @@ func CompileLet(filter bson.Raw, let *expr.Let) (*Filter, error) {
 // CompileCollated parses a query filter whose string comparisons follow
 // coll (nil: the simple collation).
 func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (*Filter, error) {
-	return compile(filter, &parseEnv{let: let, coll: coll})
+	return CompileAllowed(filter, let, coll, AllFeatures)
 }
 
+// CompileAllowed is CompileCollated for a filter that may use only the
+// allowed special features.
+func CompileAllowed(filter bson.Raw, let *expr.Let, coll *collation.Collator, allowed Features) (*Filter, error) {
+	return compile(filter, &parseEnv{let: let, coll: coll, allowed: allowed})
+}
+
+// Features are the special operators a filter may use, MongoDB's
+// MatchExpressionParser::AllowedFeatures. A filter parsed without one
+// fails on it where the parser meets it, before its argument is read, so
+// an error in that argument or in a later clause is not the one reported.
+type Features uint8
+
+const (
+	FeatureText       Features = 1 << iota // $text
+	FeatureGeoNear                         // $near, $nearSphere, $geoNear
+	FeatureJavascript                      // $where
+	FeatureExpr                            // $expr
+	FeatureJSONSchema                      // $jsonSchema
+
+	// NoFeatures is kBanAllSpecialFeatures: array filters, $pull
+	// conditions, partial index filters, $elemMatch projections.
+	NoFeatures Features = 0
+	// DefaultFeatures is kDefaultSpecialFeatures: collection validators,
+	// listDatabases' and listCollections' filters, $graphLookup's
+	// restrictSearchWithMatch.
+	DefaultFeatures = FeatureExpr | FeatureJSONSchema
+	// AllFeatures is kAllowAllSpecialFeatures: a query's filter.
+	AllFeatures = FeatureText | FeatureGeoNear | FeatureJavascript | FeatureExpr | FeatureJSONSchema
+)
+
 // CompileValidator compiles a collection validator under the collection's
-// default collation (coll, nil: simple) as MongoDB parses one: without
-// $where, $text or the geo proximity operators (BadValue), and with
+// default collation (coll, nil: simple) as MongoDB parses one: with its
+// default features (no $where, $text or geo proximity operator), and with
 // $function refused in its $expr (4660800).
 func CompileValidator(spec bson.Raw, coll *collation.Collator) (*Filter, error) {
-	f, err := compile(spec, &parseEnv{coll: coll, validator: true})
-	if err != nil {
-		return nil, err
-	}
-	return f, f.DefaultBannedFeature()
+	return compile(spec, &parseEnv{coll: coll, validator: true, allowed: DefaultFeatures})
 }
 
 // compile parses filter in env.
@@ -100,7 +126,7 @@ func parseFilter(doc []byte, env *parseEnv) (*Node, error) {
 				clauses = append(clauses, n)
 			}
 		case isOperatorDocument(v, false):
-			nodes, err := parseOperators(key, v.Value)
+			nodes, err := parseOperators(key, v.Value, env)
 			if err != nil {
 				return nil, err
 			}
@@ -166,17 +192,43 @@ var topLevelOperators = map[string]bool{
 }
 
 // parseEnv is where a filter is parsed: inside $elemMatch, where
-// top-level-only operators are refused, or not; and with the command's let
-// variables for $expr, if any.
+// top-level-only operators are refused, or not; with the special features
+// allowed; and with the command's let variables for $expr, if any.
 type parseEnv struct {
 	inElemMatch bool
+	allowed     Features
 	let         *expr.Let
 	coll        *collation.Collator // $expr's comparisons follow it
 	validator   bool                // a collection validator's (see CompileValidator)
 }
 
-// inElemMatch is the environment of a filter nested in $elemMatch.
-var inElemMatch = &parseEnv{inElemMatch: true}
+// elemMatchEnvs are the environments of a filter nested in $elemMatch, by
+// the features allowed, which it keeps.
+var elemMatchEnvs = func() (envs [AllFeatures + 1]parseEnv) {
+	for i := range envs {
+		envs[i] = parseEnv{inElemMatch: true, allowed: Features(i)}
+	}
+	return envs
+}()
+
+// inElemMatch is the environment of a filter nested in $elemMatch in env.
+func (env *parseEnv) inElemMatchEnv() *parseEnv { return &elemMatchEnvs[env.allowed] }
+
+// notAllowed is MongoDB's error for a special feature a filter parsed
+// without it holds.
+func notAllowed(f Features) error {
+	switch f {
+	case FeatureExpr:
+		return mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in this context")
+	case FeatureJSONSchema:
+		return mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$jsonSchema is not allowed in this context")
+	case FeatureJavascript:
+		return mongoerr.New(mongoerr.BadValue, "$where is not allowed in this context")
+	case FeatureText:
+		return mongoerr.New(mongoerr.BadValue, "$text is not allowed in this context")
+	}
+	return mongoerr.New(mongoerr.BadValue, "$geoNear, $near, and $nearSphere are not allowed in this context")
+}
 
 func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 	inElemMatch := env.inElemMatch
@@ -196,6 +248,10 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 		}
 		return &Node{Kind: KindAlwaysFalse}, nil
 	case "$where":
+		// parseWhere refuses it first; $elemMatch then refuses what it holds
+		if env.allowed&FeatureJavascript == 0 {
+			return nil, notAllowed(FeatureJavascript)
+		}
 		if inElemMatch {
 			return nil, mongoerr.New(mongoerr.BadValue, "$elemMatch cannot contain $where expression")
 		}
@@ -205,10 +261,19 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 			return nil, mongoerr.New(mongoerr.BadValue, "%s can only be applied to the top-level document", key)
 		}
 		if key == "$expr" {
+			if env.allowed&FeatureExpr == 0 {
+				return nil, notAllowed(FeatureExpr)
+			}
 			return parseExpr(v, env)
+		}
+		if env.allowed&FeatureText == 0 {
+			return nil, notAllowed(FeatureText)
 		}
 		return parseText(v)
 	case "$jsonSchema":
+		if env.allowed&FeatureJSONSchema == 0 {
+			return nil, notAllowed(FeatureJSONSchema)
+		}
 		return parseJSONSchemaOperator(v)
 	case "$sampleRate":
 		return parseSampleRate(v, env)
@@ -325,7 +390,7 @@ var bitKinds = map[string]Kind{
 
 // parseOperators parses an operator document {$op: operand, ...} applied to
 // path; an empty path makes value-level nodes for $elemMatch.
-func parseOperators(path string, ops []byte) ([]*Node, error) {
+func parseOperators(path string, ops []byte, env *parseEnv) ([]*Node, error) {
 	var nodes []*Node
 	it := rawdoc.Iterate(ops)
 	for {
@@ -333,7 +398,7 @@ func parseOperators(path string, ops []byte) ([]*Node, error) {
 		if !ok {
 			return nodes, nil
 		}
-		n, err := parseOperator(path, string(k), v, ops)
+		n, err := parseOperator(path, string(k), v, ops, env)
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +408,7 @@ func parseOperators(path string, ops []byte) ([]*Node, error) {
 	}
 }
 
-func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) {
+func parseOperator(path, op string, v bson.RawValue, ops []byte, env *parseEnv) (*Node, error) {
 	if k, ok := comparisonKinds[op]; ok {
 		if v.Type == bson.TypeRegex {
 			return nil, mongoerr.New(mongoerr.BadValue, "Can't have RegEx as arg to predicate over field '%s'.", path)
@@ -387,7 +452,7 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 		}
 		return n, nil
 	case "$not":
-		return parseNot(path, v)
+		return parseNot(path, v, env)
 	case "$exists":
 		n := leaf(KindExists, path, v, nil)
 		if !values.Truthy(v) {
@@ -416,12 +481,12 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 		}
 		return nil, nil
 	case "$elemMatch":
-		return parseElemMatch(path, v)
+		return parseElemMatch(path, v, env)
 	case "$all":
-		return parseAll(path, v)
+		return parseAll(path, v, env)
 	case "$near", "$nearSphere", "$geoNear", "$geoWithin", "$geoIntersects", "$within":
 		// $geoNear is MongoDB's alias of $near (GeoNearExpression).
-		return parseGeo(path, op, v, ops)
+		return parseGeo(path, op, v, ops, env)
 	case "$minDistance", "$maxDistance", "$uniqueDocs":
 		if nearBound(ops) {
 			return nil, nil
@@ -494,7 +559,7 @@ func parseIn(path, op string, v bson.RawValue) (*Node, error) {
 
 // parseNot parses $not: a regex, or a non-empty operator document whose
 // clauses are negated together.
-func parseNot(path string, v bson.RawValue) (*Node, error) {
+func parseNot(path string, v bson.RawValue, env *parseEnv) (*Node, error) {
 	switch v.Type {
 	case bson.TypeRegex:
 		r, err := regexFromValue(path, v)
@@ -509,7 +574,7 @@ func parseNot(path string, v bson.RawValue) (*Node, error) {
 	if len(v.Value) <= 5 {
 		return nil, mongoerr.New(mongoerr.BadValue, "$not cannot be empty")
 	}
-	nodes, err := parseOperators(path, v.Value)
+	nodes, err := parseOperators(path, v.Value, env)
 	if err != nil {
 		return nil, err
 	}
@@ -674,18 +739,18 @@ func sortFlags(o string) string {
 // parseElemMatch parses $elemMatch. An operator document whose first
 // operator is not a top-level one is the value form (operators test each
 // element); anything else is a filter applied to document elements.
-func parseElemMatch(path string, v bson.RawValue) (*Node, error) {
+func parseElemMatch(path string, v bson.RawValue, env *parseEnv) (*Node, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.BadValue, "$elemMatch needs an Object")
 	}
 	if isOperatorDocument(v, true) && !topLevelOperators[rawdoc.FirstKey(v.Value)] {
-		children, err := parseOperators("", v.Value)
+		children, err := parseOperators("", v.Value, env.inElemMatchEnv())
 		if err != nil {
 			return nil, err
 		}
 		return leaf(KindElemMatchValue, path, v, func(n *Node) { n.Children = children }), nil
 	}
-	sub, err := parseFilter(v.Value, inElemMatch)
+	sub, err := parseFilter(v.Value, env.inElemMatchEnv())
 	if err != nil {
 		return nil, err
 	}
@@ -694,7 +759,7 @@ func parseElemMatch(path string, v bson.RawValue) (*Node, error) {
 
 // parseAll parses $all: every listed value (or regex) must match the field,
 // or every listed {$elemMatch: ...} must. An empty list matches nothing.
-func parseAll(path string, v bson.RawValue) (*Node, error) {
+func parseAll(path string, v bson.RawValue, env *parseEnv) (*Node, error) {
 	if v.Type != bson.TypeArray {
 		return nil, mongoerr.New(mongoerr.BadValue, "$all needs an array")
 	}
@@ -720,7 +785,7 @@ func parseAll(path string, v bson.RawValue) (*Node, error) {
 			if e.Type != bson.TypeEmbeddedDocument || rawdoc.FirstKey(e.Value) != "$elemMatch" {
 				return nil, mongoerr.New(mongoerr.BadValue, "$all/$elemMatch has to be consistent")
 			}
-			n, err = parseElemMatch(path, rawdoc.Lookup(e.Value, "$elemMatch"))
+			n, err = parseElemMatch(path, rawdoc.Lookup(e.Value, "$elemMatch"), env)
 		case e.Type == bson.TypeRegex:
 			n, err = regexFromValue(path, e)
 		case e.Type == bson.TypeEmbeddedDocument && fieldOperators[rawdoc.FirstKey(e.Value)]:

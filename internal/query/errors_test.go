@@ -331,3 +331,36 @@ func TestGeoNearPlacement(t *testing.T) {
 		checkErr(t, tc.filter, err, 2, tc.msg)
 	}
 }
+
+// TestCompileAllowedErrors: a special feature a filter may not use fails
+// where the parser meets it, before its argument is read and before the
+// clauses after it, as MongoDB's parse functions check allowedFeatures
+// first (parseExpr, parseWhere, parseText, parseJSONSchema, parseGeo).
+func TestCompileAllowedErrors(t *testing.T) {
+	tests := []struct {
+		filter  string
+		allowed Features
+		code    mongoerr.Code
+		msg     string
+	}{
+		{`{"$expr": "$$undefinedVar"}`, NoFeatures, 224, "$expr is not allowed in this context"},
+		{`{"$and": [{"$expr": {"$foo": 1}}]}`, NoFeatures, 224, "$expr is not allowed in this context"},
+		{`{"$expr": {"$eq": [1, 1]}, "a": {"$foo": 1}}`, NoFeatures, 224, "$expr is not allowed in this context"},
+		{`{"a": {"$foo": 1}, "$expr": {"$eq": [1, 1]}}`, NoFeatures, 2, "unknown operator: $foo"},
+		{`{"$expr": "$$undefinedVar"}`, AllFeatures &^ FeatureExpr, 224, "$expr is not allowed in this context"},
+		{`{"$jsonSchema": {"bad": 1}}`, NoFeatures, 224, "$jsonSchema is not allowed in this context"},
+		{`{"$text": 5}`, DefaultFeatures, 2, "$text is not allowed in this context"},
+		{`{"a": {"$elemMatch": {"$where": "1"}}}`, NoFeatures, 2, "$where is not allowed in this context"},
+		{`{"a": {"$elemMatch": {"$expr": {"$foo": 1}}}}`, NoFeatures, 2, "$expr can only be applied to the top-level document"},
+		{`{"a": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}, "$eq": 1}}`, DefaultFeatures, 2, "$geoNear, $near, and $nearSphere are not allowed in this context"},
+		{`{"a": {"$elemMatch": {"b": {"$nearSphere": "x"}}}}`, NoFeatures, 2, "$geoNear, $near, and $nearSphere are not allowed in this context"},
+	}
+	for _, tt := range tests {
+		_, err := CompileAllowed(ext(t, tt.filter), nil, nil, tt.allowed)
+		checkErr(t, tt.filter, err, tt.code, tt.msg)
+	}
+	// parseSampleRate checks no feature: its $expr is MongoDB's own
+	if _, err := CompileAllowed(ext(t, `{"$sampleRate": 0.5}`), nil, nil, NoFeatures); err != nil {
+		t.Errorf("$sampleRate without features: %v", err)
+	}
+}

@@ -13,8 +13,13 @@ import (
 
 // parseGeo parses $geoWithin (and its old name $within), $geoIntersects,
 // $near (and its alias $geoNear) and $nearSphere on path; ops is the operator document, which
-// also holds a legacy $near's $minDistance and $maxDistance.
-func parseGeo(path, op string, v bson.RawValue, ops []byte) (*Node, error) {
+// also holds a legacy $near's $minDistance and $maxDistance. A proximity
+// operator fails first where env does not allow it, as MongoDB's parseGeo
+// checks.
+func parseGeo(path, op string, v bson.RawValue, ops []byte, env *parseEnv) (*Node, error) {
+	if op != "$geoWithin" && op != "$within" && op != "$geoIntersects" && env.allowed&FeatureGeoNear == 0 {
+		return nil, notAllowed(FeatureGeoNear)
+	}
 	if err := geoSiblings(op, ops); err != nil {
 		return nil, err
 	}

@@ -217,38 +217,6 @@ func (f *Filter) MatchPositional(doc bson.Raw) (matched bool, pos int) {
 // UsesExpr reports whether the filter holds an $expr clause, at any depth.
 func (f *Filter) UsesExpr() bool { return f.usesExpr }
 
-// BannedFeature is MongoDB's error for the first clause of f that a
-// filter parsed without special features (kBanAllSpecialFeatures: array
-// filters, $pull conditions) may not hold: $expr, $where, $text,
-// $jsonSchema or a $near; nil when there is none.
-func (f *Filter) BannedFeature() error { return f.bannedFeature(false) }
-
-// DefaultBannedFeature is BannedFeature for a filter parsed with MongoDB's
-// default special features (kDefaultSpecialFeatures: $graphLookup's
-// restrictSearchWithMatch, collection validators), which allow $expr and
-// $jsonSchema: the first $where, $text or $near of f.
-func (f *Filter) DefaultBannedFeature() error { return f.bannedFeature(true) }
-
-func (f *Filter) bannedFeature(allowExprAndSchema bool) error {
-	var err error
-	Walk(f.root, func(n *Node) bool {
-		switch {
-		case n.Kind == KindExpr && !allowExprAndSchema:
-			err = mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in this context")
-		case n.Kind == KindJSONSchema && !allowExprAndSchema:
-			err = mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$jsonSchema is not allowed in this context")
-		case n.Kind == KindWhere:
-			err = mongoerr.New(mongoerr.BadValue, "$where is not allowed in this context")
-		case n.Kind == KindText:
-			err = mongoerr.New(mongoerr.BadValue, "$text is not allowed in this context")
-		case n.Kind == KindGeo && n.geo.Op == geo.Near:
-			err = mongoerr.New(mongoerr.BadValue, "$geoNear, $near, and $nearSphere are not allowed in this context")
-		}
-		return err == nil
-	})
-	return err
-}
-
 // EncryptionBanned is MongoDB's error for a filter parsed without the
 // encryption keywords (kEncryptKeywords, which a validator whose action is
 // warn or whose level is moderate lacks, lest plaintext reach the log)

@@ -397,11 +397,8 @@ func (ps *projParse) elemMatch(key string, arg bson.RawValue, parent *projNode) 
 	}
 	inner := bsoncore.NewDocumentBuilder().AppendDocument("$elemMatch", arg.Value).Build()
 	filterDoc := bsoncore.NewDocumentBuilder().AppendDocument(key, inner).Build()
-	f, err := CompileCollated(bson.Raw(filterDoc), nil, ps.coll)
-	if err == nil {
-		// MongoDB parses it without special features: no $jsonSchema.
-		err = f.BannedFeature()
-	}
+	// MongoDB parses it without special features: no $jsonSchema.
+	f, err := CompileAllowed(bson.Raw(filterDoc), nil, ps.coll, NoFeatures)
 	if err != nil {
 		return err
 	}

@@ -115,6 +115,16 @@ func TestWriteStatements(t *testing.T) {
 		{"undefined in the query", `[]`,
 			`{"update": "ups", "updates": [{"q": {"x": {"$undefined": true}}, "u": {"$set": {"a": 1}}, "upsert": true}]}`,
 			2, `[]`},
+		// the parser refuses $expr before it parses its expression
+		{"$expr with an undefined variable in arrayFilters", `[{"_id": 0, "a": [1]}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 0}, "u": {"$set": {"a.$[i]": 5}}, "arrayFilters": [{"$expr": {"$eq": ["$$i", 1]}}]}]}`,
+			224, `[{"_id": 0, "a": [1]}]`},
+		{"$expr with an unknown operator in a $pull condition", `[{"_id": 0, "a": [1]}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 0}, "u": {"$pull": {"a": {"$expr": {"$foo": 1}}}}}]}`,
+			224, `[{"_id": 0, "a": [1]}]`},
+		{"$expr with an undefined variable in an upsert's query", `[]`,
+			`{"update": "ups", "updates": [{"q": {"$expr": {"$eq": ["$$zz", 1]}}, "u": {"$set": {"b": 1}}, "upsert": true}]}`,
+			224, `[]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
