@@ -125,6 +125,16 @@ func TestWriteStatements(t *testing.T) {
 		{"$expr with an undefined variable in an upsert's query", `[]`,
 			`{"update": "ups", "updates": [{"q": {"$expr": {"$eq": ["$$zz", 1]}}, "u": {"$set": {"b": 1}}, "upsert": true}]}`,
 			224, `[]`},
+		// ObjectReplaceExecutor validates a replacement as it applies it
+		{"a replacement matching nothing is not validated", `[{"_id": 1}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 2}, "u": {"a": 1, "$x": 1}}, {"q": {"_id": 2}, "u": {"_id": [2]}}]}`,
+			0, `[{"_id": 1}]`},
+		{"findAndModify with a replacement matching nothing", `[{"_id": 1}]`,
+			`{"findAndModify": "ups", "query": {"_id": 2}, "update": {"a": 1, "$x": 1}}`,
+			0, `[{"_id": 1}]`},
+		{"a replacement _id holding a '$' field", `[{"_id": 1}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 1}, "u": {"_id": {"$x": 1}}}]}`,
+			52, `[{"_id": 1}]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
