@@ -402,6 +402,9 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ss, stages, err = p.moveMatches(ss, stages); err != nil {
+		return nil, err
+	}
 	if ectx.Meta == nil {
 		ectx.Meta = &docsrc.Meta{}
 	}

@@ -1,0 +1,234 @@
+package aggregate
+
+import (
+	"slices"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/rawdoc"
+)
+
+// moveMatches brings each $match of a pipeline as near its start as
+// MongoDB's optimizer does, so that the collection's scan takes what it can
+// (TakePushdown) and fewer documents reach the stages before it: two
+// adjacent $match stages become one {$and: [first, second]}
+// (DocumentSourceMatch::doOptimizeAt), a $match goes before a $sort that
+// keeps every document (DocumentSourceSort), and the conditions of a
+// $match that read no field a $project, $addFields, $set, $unset, $unwind
+// or $lookup writes go before that stage (splitSourceBy), the others
+// staying after it. specs are the stages' documents, which explain shows:
+// they follow.
+func (p *parser) moveMatches(stages []stage, specs []bson.Raw) ([]stage, []bson.Raw, error) {
+	for moved := true; moved; {
+		moved = false
+		for i := 1; i < len(stages); i++ {
+			m, ok := stages[i].(*matchStage)
+			if !ok || m.written == nil {
+				continue
+			}
+			prev, width := stages[i-1], 1
+			if _, ok := prev.(absorbedStage); ok {
+				// a $lookup and the $unwind of its as field it runs
+				if i < 2 {
+					continue
+				}
+				prev, width = stages[i-2], 2
+			}
+			var before, after bson.Raw
+			switch pv := prev.(type) {
+			case *matchStage:
+				if pv.written == nil {
+					continue
+				}
+				before = andFilter([]bson.Raw{pv.written, m.written})
+			case *sortStage:
+				if pv.limit != 0 {
+					continue
+				}
+				before = m.written
+			default:
+				keeps := keptPaths(prev)
+				if keeps == nil {
+					continue
+				}
+				if before, after = splitMatch(m.written, keeps); before == nil {
+					continue
+				}
+			}
+			first, firstSpec, err := p.matchOf(before)
+			if err != nil {
+				return nil, nil, err
+			}
+			if _, coalesced := prev.(*matchStage); coalesced {
+				stages[i-1], specs[i-1] = first, firstSpec
+				stages, specs = slices.Delete(stages, i, i+1), slices.Delete(specs, i, i+1)
+			} else {
+				var rest []stage
+				var restSpecs []bson.Raw
+				if after != nil {
+					m, spec, err := p.matchOf(after)
+					if err != nil {
+						return nil, nil, err
+					}
+					rest, restSpecs = []stage{m}, []bson.Raw{spec}
+				}
+				at := i - width
+				stages = slices.Concat(stages[:at], []stage{first}, stages[at:i], rest, stages[i+1:])
+				specs = slices.Concat(specs[:at], []bson.Raw{firstSpec}, specs[at:i], restSpecs, specs[i+1:])
+			}
+			moved = true
+		}
+	}
+	return stages, specs, nil
+}
+
+// matchOf is the $match stage of filter, and its document.
+func (p *parser) matchOf(filter bson.Raw) (*matchStage, bson.Raw, error) {
+	s, err := p.parseMatch(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: filter})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.(*matchStage), elementDoc("$match", bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: filter}), nil
+}
+
+// andFilter is {$and: filters}.
+func andFilter(filters []bson.Raw) bson.Raw {
+	arr := bsoncore.NewArrayBuilder()
+	for _, f := range filters {
+		arr.AppendDocument(f)
+	}
+	return elementDoc("$and", bson.RawValue{Type: bson.TypeArray, Value: arr.Build()})
+}
+
+// splitMatch splits filter's conjuncts (its fields, and the clauses of a
+// top-level $and) into those reading only paths keeps holds unchanged,
+// before, and the others, after (nil: none). A conjunct naming no path
+// ($expr, $where, $text, $jsonSchema, $comment...) stays after.
+func splitMatch(filter bson.Raw, keeps func([]string) bool) (before, after bson.Raw) {
+	var in, out []bson.Raw
+	elems, _ := filter.Elements()
+	for _, el := range elems {
+		if el.Key() == "$and" {
+			for _, c := range arrayValues(el.Value()) {
+				if c.Type == bson.TypeEmbeddedDocument && movable(c.Document(), keeps) {
+					in = append(in, c.Document())
+				} else {
+					arr := bsoncore.BuildArray(nil, bsoncore.Value{Type: bsoncore.Type(c.Type), Data: c.Value})
+					out = append(out, elementDoc("$and", bson.RawValue{Type: bson.TypeArray, Value: arr}))
+				}
+			}
+			continue
+		}
+		doc := elementDoc(el.Key(), el.Value())
+		if movable(doc, keeps) {
+			in = append(in, doc)
+		} else {
+			out = append(out, doc)
+		}
+	}
+	return joined(in), joined(out)
+}
+
+// elementDoc is the document {key: v}.
+func elementDoc(key string, v bson.RawValue) bson.Raw {
+	start, doc := bsoncore.AppendDocumentStart(nil)
+	doc = rawdoc.AppendElement(doc, key, v)
+	doc, _ = bsoncore.AppendDocumentEnd(doc, start)
+	return doc
+}
+
+// joined is the conjunction of docs: one of them alone, several merged
+// into one document when their keys differ, else their $and; nil for none.
+func joined(docs []bson.Raw) bson.Raw {
+	switch len(docs) {
+	case 0:
+		return nil
+	case 1:
+		return docs[0]
+	}
+	seen := map[string]bool{}
+	start, out := bsoncore.AppendDocumentStart(nil)
+	for _, d := range docs {
+		for _, el := range rawElements(d) {
+			if seen[el.Key()] {
+				return andFilter(docs)
+			}
+			seen[el.Key()] = true
+			out = rawdoc.AppendElement(out, el.Key(), el.Value())
+		}
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return out
+}
+
+// rawElements are d's elements (none for an invalid document).
+func rawElements(d bson.Raw) []bson.RawElement {
+	elems, _ := d.Elements()
+	return elems
+}
+
+// movable reports whether every condition of filter reads only paths
+// keeps holds unchanged: a field's, or those of the clauses of $and, $or
+// and $nor; any other operator at the top of a clause pins it.
+func movable(filter bson.Raw, keeps func([]string) bool) bool {
+	for _, el := range rawElements(filter) {
+		switch key := el.Key(); {
+		case key == "$and" || key == "$or" || key == "$nor":
+			for _, c := range arrayValues(el.Value()) {
+				if c.Type != bson.TypeEmbeddedDocument || !movable(c.Document(), keeps) {
+					return false
+				}
+			}
+		case strings.HasPrefix(key, "$"):
+			return false
+		case !keeps(strings.Split(key, ".")):
+			return false
+		}
+	}
+	return true
+}
+
+// keptPaths is, for a stage that passes each document on with some fields
+// written ($project, $addFields, $set, $unset, $unwind, $lookup), whether
+// it leaves the values at a path unchanged; nil for any other stage.
+func keptPaths(s stage) func([]string) bool {
+	switch s := s.(type) {
+	case *projectStage:
+		return s.proj.keeps
+	case *unwindStage:
+		return func(path []string) bool { return !sameField(path, s.path) && !sameField(path, s.index) }
+	case *lookupStage:
+		return func(path []string) bool {
+			return !sameField(path, s.as) && (s.unwind == nil || !sameField(path, s.unwind.index))
+		}
+	}
+	return nil
+}
+
+// sameField reports whether paths a and b start in the same top-level
+// field: setting b (as $lookup's as, $unwind's path and
+// includeArrayIndex set theirs, MongoDB's setNestedField) replaces a value
+// along it that is not a document, an array included, and so may change
+// any path below it. An empty b is no path.
+func sameField(a, b []string) bool {
+	return len(b) > 0 && a[0] == b[0]
+}
+
+// keeps reports whether the projection leaves the values at path as they
+// were: those of a top-level field an inclusion keeps whole (or _id, kept
+// unless excluded), or that an exclusion or $addFields does not name. A
+// field the projection reaches into is not kept: on an array,
+// $addFields {"a.b": 1} turns scalar elements into documents and an
+// inclusion of a.b drops them, which changes what a.c matches.
+func (pr *projection) keeps(path []string) bool {
+	item := pr.root.items[path[0]]
+	switch {
+	case item == nil:
+		return pr.mode != inclusion || path[0] == "_id"
+	case pr.mode == inclusion:
+		return item.include
+	}
+	return false
+}

@@ -1,0 +1,117 @@
+package aggregate
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/querygen"
+)
+
+var moveSeed = flag.Uint64("moveseed", 0, "run TestMoveMatchesDifferential on this seed (a failure names it)")
+
+// TestMoveMatchesDifferential: a pipeline whose $match stages moveMatches
+// brings forward gives what its stages give run one after the other as
+// written, each parsed alone (where nothing can move), on random documents
+// and random pipelines of $match, $addFields, $project, $unset, $unwind,
+// $sort and $lookup over the generator's paths.
+func TestMoveMatchesDifferential(t *testing.T) {
+	seed := *moveSeed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	t.Logf("seed %d", seed)
+	g := querygen.New(seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	env := newMemEnv()
+	var docs, others []bson.Raw
+	for i := range 60 {
+		docs = append(docs, mustMarshal(g.Doc(int32(i))))
+		others = append(others, mustMarshal(bson.D{{Key: "_id", Value: i}, {Key: "k", Value: g.Scalar()}}))
+	}
+	env.colls["test.other"] = others
+	path := func() string { return querygen.Paths[r.IntN(len(querygen.Paths))] }
+	stageOf := func() bson.D {
+		switch r.IntN(8) {
+		case 0, 1:
+			return bson.D{{Key: "$match", Value: g.Filter()}}
+		case 2:
+			var v any = g.Scalar()
+			if r.IntN(2) == 0 {
+				v = "$" + path()
+			}
+			return bson.D{{Key: []string{"$addFields", "$set"}[r.IntN(2)], Value: bson.D{{Key: path(), Value: bson.D{{Key: "$literal", Value: v}}}}}}
+		case 3:
+			spec := bson.D{{Key: path(), Value: 1}}
+			switch r.IntN(3) {
+			case 0:
+				spec = bson.D{{Key: path(), Value: 0}}
+			case 1:
+				spec = append(spec, bson.E{Key: "_id", Value: 0})
+			}
+			return bson.D{{Key: "$project", Value: spec}}
+		case 4:
+			return bson.D{{Key: "$unset", Value: path()}}
+		case 5:
+			spec := bson.D{{Key: "path", Value: "$" + path()}, {Key: "preserveNullAndEmptyArrays", Value: r.IntN(2) == 0}}
+			if r.IntN(3) == 0 {
+				spec = append(spec, bson.E{Key: "includeArrayIndex", Value: path()})
+			}
+			return bson.D{{Key: "$unwind", Value: spec}}
+		case 6:
+			return bson.D{{Key: "$sort", Value: bson.D{{Key: path(), Value: []int32{1, -1}[r.IntN(2)]}}}}
+		}
+		return bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "other"}, {Key: "localField", Value: path()}, {Key: "foreignField", Value: "k"}, {Key: "as", Value: path()}}}}
+	}
+	run := func(stages []bson.Raw, in []bson.Raw) ([]bson.Raw, error) {
+		p, err := Parse(stages, Options{DB: "test", Coll: "c", Env: env})
+		if err != nil {
+			return nil, err
+		}
+		return drain(p.Run(&SliceSource{Docs: in}))
+	}
+	compared := 0
+	for range 3000 {
+		var stages []bson.Raw
+		for range 2 + r.IntN(4) {
+			stages = append(stages, mustMarshal(stageOf()))
+		}
+		// the oracle: each stage alone, in the order written
+		want, wantErr := docs, error(nil)
+		for _, s := range stages {
+			if want, wantErr = run([]bson.Raw{s}, want); wantErr != nil {
+				break
+			}
+		}
+		got, err := run(stages, docs)
+		switch {
+		case wantErr != nil:
+			continue // a stage refused (a path collision) or failed
+		case err != nil:
+			t.Fatalf("%v: %v; each stage alone gives %d documents", stages, err, len(want))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%v:\n got %v\nwant %v", stages, got, want)
+		}
+		compared++
+	}
+	if compared < 1000 {
+		t.Fatalf("only %d pipelines compared", compared)
+	}
+}
+
+// drain reads every document of src.
+func drain(src Source) ([]bson.Raw, error) {
+	defer src.Close()
+	var out []bson.Raw
+	for {
+		d, err := src.Next()
+		if err != nil || d == nil {
+			return out, err
+		}
+		out = append(out, d)
+	}
+}
