@@ -251,13 +251,13 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := mongoerr.Interruption(r.Ctx); err != nil {
 		return nil, err
 	}
-	s.Ops.Insert.Add(int64(len(a.docs)))
 	if !r.args.bool("bypassEmptyTsReplacement") {
 		for i, d := range a.docs {
 			a.docs[i] = s.fillEmptyTimestamps(d)
 		}
 	}
 	if a.ts != nil {
+		s.Ops.Insert.Add(int64(len(a.docs)))
 		return s.insertTimeseries(r, a.ts, a)
 	}
 	wo := writeOptions(s, r, &r.args)
@@ -294,11 +294,13 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	case r.retryable && s.primaryWrite.on.Load():
 		var err error
 		if n, werrs, err = s.insertEach(r, coll, docs, ids, a.ordered, wo); err != nil {
+			s.Ops.Insert.Add(int64(len(a.docs)))
 			return nil, err
 		}
 	default:
 		var err error
 		if n, werrs, err = s.Engine.Insert(r.DB, coll, docs, a.ordered, wo); err != nil {
+			s.Ops.Insert.Add(int64(len(a.docs)))
 			return nil, err
 		}
 	}
@@ -309,7 +311,21 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 			werrs[i].Index = pos[werrs[i].Index]
 		}
 	}
+	s.Ops.Insert.Add(insertsAttempted(len(a.docs), werrs, a.ordered))
 	return writeReply(int64(n+len(retried)), werrs, s.retriedField(retried)...), nil
+}
+
+// insertsAttempted is what an insert adds to opcounters.insert: every
+// document of an unordered batch, and of an ordered one the documents up to
+// and including the first that failed, since the batch stops there (MongoDB
+// counts each document it tries; jstests/core/diagnostics/opcounters_write_cmd.js:
+// "ordered insert of N: counted as K + 1 ops"). werrs are in the command's
+// positions, the first one first.
+func insertsAttempted(n int, werrs []engine.WriteError, ordered bool) int64 {
+	if ordered && len(werrs) > 0 {
+		return int64(werrs[0].Index + 1)
+	}
+	return int64(n)
 }
 
 // insertEach inserts the documents of a retryable insert (of statement

@@ -376,6 +376,36 @@ func TestServerStatusCounters(t *testing.T) {
 	}
 }
 
+// TestOpcountersInsertAttempted: opcounters.insert counts the documents an
+// insert tried: all of an unordered batch, and of an ordered batch those up
+// to the first failure, which stops it (jstests/core/diagnostics/opcounters_write_cmd.js).
+func TestOpcountersInsertAttempted(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("opcounters")
+	inserts := func() int64 {
+		return replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}).Lookup("opcounters", "insert").Int64()
+	}
+	dups := []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}
+	for _, tc := range []struct {
+		name    string
+		ordered bool
+		want    int64
+	}{{"ordered", true, 2}, {"unordered", false, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := coll.Drop(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			before := inserts()
+			if _, err := coll.InsertMany(context.Background(), dups, options.InsertMany().SetOrdered(tc.ordered)); err == nil {
+				t.Fatal("duplicate _id inserted")
+			}
+			if got := inserts() - before; got != tc.want {
+				t.Errorf("opcounters.insert grew by %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestGetSetParameter checks getParameter's forms and setParameter's
 // validation, errors and "was" reply.
 // https://www.mongodb.com/docs/v7.0/reference/command/getParameter/
