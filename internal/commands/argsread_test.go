@@ -15,7 +15,7 @@ import (
 var commandReaders = map[string]string{
 	"collectionArg": "the collection in the first field",
 	"parseGeneric":  "the generic arguments",
-	"begin":         "the namespace currentOp shows",
+	"opNamespace":   "the namespace currentOp shows",
 	// currentOp shows a running operation's command
 	"reportedCommand": "the comment a truncated command keeps",
 	"parseArgs":       "the declared fields",

@@ -160,13 +160,7 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 		// the cursor's own time limit bounds its reads.
 		op.deadline = r.Args.Deadline
 	}
-	ns := r.DB
-	if coll, ok := rawdoc.StringView(rawdoc.Lookup(r.Cmd, name)); ok {
-		ns += "." + coll
-	} else if coll, ok := rawdoc.StringView(rawdoc.Lookup(r.Cmd, "collection")); ok && name == "getMore" {
-		ns += "." + coll
-	}
-	op.ns, op.cmd = ns, redactCommand(r.Cmd)
+	op.ns, op.cmd = opNamespace(r.DB, r.Cmd, name), redactCommand(r.Cmd)
 	var parent context.Context
 	if r.Conn != nil && r.Conn.Ctx != nil {
 		parent = r.Conn.Ctx
@@ -195,6 +189,34 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	}
 	op.bind(r)
 	return op, nil
+}
+
+// opNamespace is the namespace of the operation cmd runs, which currentOp
+// shows and top and latencyStats file it under (MongoDB's
+// CommandInvocation::ns): the collection its first field names, a
+// getMore's collection, dataSize's full namespace (its IDL namespace:
+// type), the explained command's for explain (CmdExplain's ns is its inner
+// invocation's), and otherwise the database.
+func opNamespace(db string, cmd bson.Raw, name string) string {
+	first := rawdoc.Lookup(cmd, name)
+	switch name {
+	case "getMore":
+		first = rawdoc.Lookup(cmd, "collection")
+	case "dataSize", "datasize":
+		if full, ok := rawdoc.StringView(first); ok {
+			return strings.Clone(full)
+		}
+		return db
+	case "explain":
+		if inner, ok := first.DocumentOK(); ok {
+			return opNamespace(db, inner, rawdoc.FirstKey(inner))
+		}
+		return db
+	}
+	if coll, ok := rawdoc.StringView(first); ok {
+		return db + "." + coll
+	}
+	return db
 }
 
 // bind makes r.Ctx the operation's context as its command sees it: ended
