@@ -27,10 +27,24 @@ var dbStatsSpec = &argSpec{path: "dbStats", fields: []argField{
 // https://www.mongodb.com/docs/v7.0/reference/command/collStats/
 var collStatsSpec = &argSpec{path: "collStats", fields: []argField{
 	arg("scale", tAny),
+	// MongoDB's CollStatsCommand declares validationLevel (an enumeration
+	// it checks) and reads nothing from it.
+	ignore("validationLevel", tValidationLevel, "declared by MongoDB's collStats, which does not use it"),
 	ignore("verbose", tBool, "adds storage engine details; Folio's storage engine has none to add"),
 	ignore("waitForLock", tBool, "Folio's statistics take no lock to wait for"),
 	ignore("numericOnly", tBool, "leaves out the storage engine's non-numeric details, which Folio does not report"),
 }}
+
+// tValidationLevel is the IDL's ValidationLevel: a string naming one of
+// the levels (validationLevels), any other BadValue.
+var tValidationLevel = argType{mask: tString.mask, want: tString.want, check: checkValidationLevel}
+
+func checkValidationLevel(path, field string, v bson.RawValue) error {
+	if level, _ := v.StringValueOK(); !validationLevels[level] {
+		return mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '%s.%s' is not a valid value.", level, path, field)
+	}
+	return nil
+}
 
 // collStatsScale reads collStats' scale: any number, truncated toward zero,
 // which must then be at least 1 (MongoDB's StorageStatsSpec).
