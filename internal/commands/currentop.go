@@ -343,7 +343,16 @@ func (op *activeOp) describe(host string, truncate bool, now time.Time) bson.D {
 		)
 	}
 	op.mu.Unlock()
-	return append(d, bson.E{Key: "waitingForLock", Value: op.awaitingFsync.Load()})
+	// locks names the locks the operation holds or awaits by resource type,
+	// in MongoDB's legacy mode names (fillLockerInfo): of Folio's, only the
+	// fsync lock, which a write awaits in IX mode ("w") on the Global
+	// resource, as lockInfo lists it.
+	waiting := op.awaitingFsync.Load()
+	locks := bson.D{}
+	if waiting {
+		locks = bson.D{{Key: "Global", Value: "w"}}
+	}
+	return append(d, bson.E{Key: "locks", Value: locks}, bson.E{Key: "waitingForLock", Value: waiting})
 }
 
 // currentOpTimeLayout is how currentOp writes its time (MongoDB's

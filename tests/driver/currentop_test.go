@@ -383,7 +383,7 @@ func TestCurrentOpReportsClientAndPlan(t *testing.T) {
 	if testAuth() && in.AuthEnabled() {
 		want = append(want, "effectiveUsers")
 	}
-	want = append(want, "opid", "lsid", "secs_running", "microsecs_running", "op", "ns", "command", "planSummary", "waitingForLock")
+	want = append(want, "opid", "lsid", "secs_running", "microsecs_running", "op", "ns", "command", "planSummary", "locks", "waitingForLock")
 	var keys []string
 	elems, _ := op.Elements()
 	for _, e := range elems {

@@ -140,7 +140,8 @@ func TestFsyncLock(t *testing.T) {
 	if len(granted) != 2 || len(pending) != 1 || pending[0].Document().Lookup("mode").StringValue() != "IX" {
 		t.Errorf("lockInfo %s", info)
 	}
-	ops, _ := cmd(bson.D{{Key: "currentOp", Value: 1}, {Key: "waitingForLock", Value: true}}).Lookup("inprog").Array().Values()
+	// with the Global lock it awaits, in IX mode (jstests/core/administrative/current_op/currentop.js)
+	ops, _ := cmd(bson.D{{Key: "currentOp", Value: 1}, {Key: "locks.Global", Value: "w"}, {Key: "waitingForLock", Value: true}}).Lookup("inprog").Array().Values()
 	if len(ops) != 1 || ops[0].Document().Lookup("command", "insert").StringValue() != "fsynclock" {
 		t.Errorf("currentOp waitingForLock: %v", ops)
 	}
