@@ -140,6 +140,9 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
 		bson.E{Key: "readOnly", Value: false},
 	)
+	if desc := s.automationDescriptor(); desc != nil {
+		d = append(d, bson.E{Key: "automationServiceDescriptor", Value: desc})
+	}
 	if v := r.args.value("compression"); v.Type == bson.TypeArray {
 		var asked []string
 		vals, _ := v.Array().Values()

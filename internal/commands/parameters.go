@@ -25,7 +25,9 @@ func init() {
 }
 
 // serverParameter is one server parameter Folio has. get reports its
-// current value typed as MongoDB types it. A parameter settable at
+// current value typed as MongoDB types it, or nil when the parameter
+// shows no value (getParameter and setParameter's "was" then leave it
+// out, as MongoDB's append writes nothing). A parameter settable at
 // runtime has an integer value within [min, max] that set applies to the
 // setting Folio reads; a boolean one takes any value as its truth (1 or
 // 0), as MongoDB coerces it.
@@ -38,6 +40,10 @@ type serverParameter struct {
 	// any number within [rmin, rmax] (set is nil then).
 	setReal    func(s *Service, f float64)
 	rmin, rmax float64
+	// setText sets a parameter whose value is a string of at most
+	// maxBytes bytes (set is nil then).
+	setText  func(s *Service, v string)
+	maxBytes int
 	// verbosity takes MongoDB's log verbosity document, of which Folio's
 	// log, without components, has only the top-level verbosity (-1 when
 	// the document leaves it out; a negative one given clears it to 0).
@@ -49,7 +55,9 @@ type serverParameter struct {
 }
 
 // settableAtRuntime reports whether setParameter can change p.
-func (p serverParameter) settableAtRuntime() bool { return p.set != nil || p.setReal != nil }
+func (p serverParameter) settableAtRuntime() bool {
+	return p.set != nil || p.setReal != nil || p.setText != nil
+}
 
 // settableAtStartup reports whether p can be set when the server starts.
 func (p serverParameter) settableAtStartup() bool { return p.startup || p.settableAtRuntime() }
@@ -59,6 +67,10 @@ func (p serverParameter) apply(s *Service, name string, v bson.RawValue) (func()
 	if p.setReal != nil {
 		f, err := paramReal(name, v, p.rmin, p.rmax)
 		return func() { p.setReal(s, f) }, err
+	}
+	if p.setText != nil {
+		text, err := paramText(name, v, p.maxBytes)
+		return func() { p.setText(s, text) }, err
 	}
 	n, err := p.value(name, v)
 	return func() { p.set(s, n) }, err
@@ -438,6 +450,25 @@ var serverParameters = map[string]serverParameter{
 		get:     func(s *Service) any { return s.Engine.MaxTxnOpsPerOplogEntry() },
 		startup: true,
 	},
+	// The automation service managing the server, which hello names (and
+	// getParameter shows) while it is not empty; mongosh then warns that
+	// administrative actions may be reverted.
+	"automationServiceDescriptor": {
+		get: func(s *Service) any {
+			if desc := s.automationDescriptor(); desc != nil {
+				return *desc
+			}
+			return nil
+		},
+		setText: func(s *Service, v string) {
+			if v == "" {
+				s.automationServiceDescriptor.Store(nil)
+			} else {
+				s.automationServiceDescriptor.Store(&v)
+			}
+		},
+		maxBytes: 64,
+	},
 	// Set only at startup (-enable-test-commands); test suites read it to
 	// decide whether failpoints are there.
 	"enableTestCommands": {
@@ -531,6 +562,24 @@ func nonFinite(v bson.RawValue) bool {
 	return false
 }
 
+// paramText reads a string parameter's value: a string (TypeMismatch
+// otherwise) of at most max bytes (Overflow beyond), as MongoDB's
+// automationServiceDescriptor checks its own.
+func paramText(name string, v bson.RawValue, max int) (string, error) {
+	text, ok := v.StringValueOK()
+	if !ok {
+		return "", mongoerr.New(mongoerr.TypeMismatch, "Value for parameter %s must be of type 'string'", name)
+	}
+	if len(text) > max {
+		return "", mongoerr.New(mongoerr.Overflow, "Value for parameter %s must be no more than %d bytes", name, max)
+	}
+	return text, nil
+}
+
+// automationDescriptor is the automationServiceDescriptor parameter, nil
+// while it is empty.
+func (s *Service) automationDescriptor() *string { return s.automationServiceDescriptor.Load() }
+
 // paramReal reads a double parameter's value (any number) and checks it
 // against the parameter's bounds.
 func paramReal(name string, v bson.RawValue, lo, hi float64) (float64, error) {
@@ -599,13 +648,18 @@ func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 			continue
 		}
 		p := serverParameters[name]
-		var val any = p.get(s)
+		val := p.get(s)
 		if details {
-			val = bson.D{
-				{Key: "value", Value: val},
-				{Key: "settableAtRuntime", Value: p.settableAtRuntime()},
-				{Key: "settableAtStartup", Value: p.settableAtStartup()},
+			d := bson.D{}
+			if val != nil {
+				d = append(d, bson.E{Key: "value", Value: val})
 			}
+			val = append(d,
+				bson.E{Key: "settableAtRuntime", Value: p.settableAtRuntime()},
+				bson.E{Key: "settableAtStartup", Value: p.settableAtStartup()},
+			)
+		} else if val == nil {
+			continue
 		}
 		out = append(out, bson.E{Key: name, Value: val})
 	}
@@ -651,9 +705,12 @@ func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	if len(changes) == 0 {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to set, use help:true to see options ")
 	}
-	was := changes[0].p.get(s)
+	reply := bson.D{}
+	if was := changes[0].p.get(s); was != nil {
+		reply = bson.D{{Key: "was", Value: was}}
+	}
 	for _, c := range changes {
 		c.set()
 	}
-	return marshal(bson.D{{Key: "was", Value: was}}), nil
+	return marshal(reply), nil
 }

@@ -132,6 +132,10 @@ type Service struct {
 	LogLevel LogLevel
 	// quiet is the quiet parameter (Quiet).
 	quiet atomic.Bool
+	// automationServiceDescriptor is the parameter of that name: the
+	// automation service managing the server, which hello names while it
+	// is not empty (nil: empty).
+	automationServiceDescriptor atomic.Pointer[string]
 	// requireAPIVersion is the requireApiVersion parameter: every command
 	// must declare apiVersion.
 	requireAPIVersion atomic.Bool

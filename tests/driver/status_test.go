@@ -406,6 +406,47 @@ func TestOpcountersInsertAttempted(t *testing.T) {
 	}
 }
 
+// TestAutomationServiceDescriptor: the parameter takes a string of at most
+// 64 bytes (TypeMismatch, Overflow), which hello then names; empty, it is
+// left out of hello, getParameter and setParameter's "was"
+// (jstests/core/administrative/automation_setparameter.js).
+func TestAutomationServiceDescriptor(t *testing.T) {
+	client, _ := startServer(t)
+	admin := client.Database("admin")
+	set := func(v any) (bson.Raw, error) {
+		return admin.RunCommand(context.Background(), bson.D{{Key: "setParameter", Value: 1}, {Key: "automationServiceDescriptor", Value: v}}).Raw()
+	}
+	hello := func() bson.RawValue {
+		return replyOf(t, client, "admin", bson.D{{Key: "hello", Value: 1}}).Lookup("automationServiceDescriptor")
+	}
+	_, err := set(0)
+	requireError(t, err, 14, "TypeMismatch", "Value for parameter automationServiceDescriptor must be of type 'string'")
+	_, err = set(strings.Repeat("12345678", 8) + "X")
+	requireError(t, err, 15, "Overflow", "Value for parameter automationServiceDescriptor must be no more than 64 bytes")
+	if v := hello(); v.Type != 0 {
+		t.Errorf("hello names %v before it is set", v)
+	}
+	if _, err := admin.RunCommand(context.Background(), bson.D{{Key: "getParameter", Value: 1}, {Key: "automationServiceDescriptor", Value: 1}}).Raw(); serverCode(err) != 72 {
+		t.Errorf("getParameter of the empty descriptor: %v, want InvalidOptions", err)
+	}
+	reply, err := set("some_service")
+	if err != nil || reply.Lookup("was").Type != 0 {
+		t.Fatalf("set: %v %v", reply, err)
+	}
+	if v, _ := hello().StringValueOK(); v != "some_service" {
+		t.Errorf("hello names %q", v)
+	}
+	if v, _ := replyOf(t, client, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "automationServiceDescriptor", Value: 1}}).Lookup("automationServiceDescriptor").StringValueOK(); v != "some_service" {
+		t.Errorf("getParameter %q", v)
+	}
+	if reply, err = set(""); err != nil || reply.Lookup("was").StringValue() != "some_service" {
+		t.Fatalf("clear: %v %v", reply, err)
+	}
+	if v := hello(); v.Type != 0 {
+		t.Errorf("hello names %v once cleared", v)
+	}
+}
+
 // TestGetSetParameter checks getParameter's forms and setParameter's
 // validation, errors and "was" reply.
 // https://www.mongodb.com/docs/v7.0/reference/command/getParameter/
