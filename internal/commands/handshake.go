@@ -202,7 +202,12 @@ func parseTopologyVersion(r *Request) (cmdArgs, error) {
 // engine is named whether or not it is enabled, as MongoDB names mozjs;
 // TLS is Go's crypto/tls, not OpenSSL.
 func buildInfoCmd(s *Service, r *Request) (bson.Raw, error) {
-	return marshal(bson.D{
+	return marshal(buildInfo()), nil
+}
+
+// buildInfo is buildInfo's reply, which local.startup_log also records.
+func buildInfo() bson.D {
+	return bson.D{
 		{Key: "version", Value: mongoVersion},
 		{Key: "gitVersion", Value: "folio"},
 		{Key: "modules", Value: bson.A{}},
@@ -220,7 +225,7 @@ func buildInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 		{Key: "debug", Value: false},
 		{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONSize)},
 		{Key: "storageEngines", Value: bson.A{"pebble"}},
-	}), nil
+	}
 }
 
 func pingCmd(*Service, *Request) (bson.Raw, error) { return nil, nil }

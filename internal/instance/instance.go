@@ -272,6 +272,9 @@ func Start(cfg Config) (*Instance, error) {
 	if err := svc.WriteVersionDocument(); err != nil {
 		log.Warn("the featureCompatibilityVersion document could not be written to admin.system.version", "err", err)
 	}
+	if err := svc.LogStartup(); err != nil {
+		log.Warn("the start could not be recorded in local.startup_log", "err", err)
+	}
 	if err := in.loadAdvice(); err != nil {
 		log.Warn("the advisor's saved observations could not be read; it starts afresh", "err", err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -158,5 +160,69 @@ func TestVersionDocument(t *testing.T) {
 	docs := findAll(t, client.Database("admin").Collection("system.version"), bson.D{{Key: "_id", Value: "authSchema"}})
 	if want := `{"_id": "authSchema","currentVersion": {"$numberInt":"5"}}`; len(docs) != 1 || docs[0].String() != want {
 		t.Fatalf("after createUser admin.system.version holds %v, want %s", docs, want)
+	}
+}
+
+// TestStartupLog: each start adds a document to the capped
+// local.startup_log, as mongod's logStartup does: _id the host name and the
+// start's milliseconds, the host name, the start in whole seconds and as
+// local ctime text, getCmdLineOpts' parsed options, the process id and
+// buildInfo's reply (jstests/core/diagnostics/startup_log.js).
+func TestStartupLog(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	in, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 {
+		if round == 1 {
+			in = restart(t, in, cfg)
+		}
+		client := connect(t, in)
+		stats := replyOf(t, client, "local", bson.D{{Key: "collStats", Value: "startup_log"}})
+		capped, _ := stats.Lookup("capped").BooleanOK()
+		maxSize, _ := stats.Lookup("maxSize").AsInt64OK()
+		if count, _ := stats.Lookup("count").AsInt64OK(); !capped || maxSize != 10<<20 || count != int64(round+1) {
+			t.Fatalf("round %d: collStats %s", round, stats)
+		}
+		cur, err := client.Database("local").Collection("startup_log").Find(t.Context(), bson.D{}, options.Find().SetSort(bson.D{{Key: "$natural", Value: -1}}).SetLimit(1))
+		docs := cursorDocs(t, cur, err, "find", "startup_log")
+		if len(docs) != 1 {
+			t.Fatalf("round %d: %v", round, docs)
+		}
+		last := docs[0]
+		if got := strings.Join(keysOf(t, last), " "); got != "_id hostname startTime startTimeLocal cmdLine pid buildinfo" {
+			t.Errorf("fields %s", got)
+		}
+		status := replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}})
+		host := last.Lookup("hostname").StringValue()
+		id := last.Lookup("_id").StringValue()
+		ms, err := strconv.ParseInt(strings.TrimPrefix(id, host+"-"), 10, 64)
+		if err != nil || !strings.HasPrefix(status.Lookup("host").StringValue(), host) {
+			t.Errorf("_id %q, hostname %q, serverStatus host %s", id, host, status.Lookup("host"))
+		}
+		if start := last.Lookup("startTime").Time(); start.UnixMilli() != ms/1000*1000 {
+			t.Errorf("startTime %v, _id's milliseconds %d", start, ms)
+		}
+		if _, err := time.ParseInLocation("Mon Jan _2 15:04:05.000", last.Lookup("startTimeLocal").StringValue(), time.Local); err != nil {
+			t.Errorf("startTimeLocal: %v", err)
+		}
+		if got, want := last.Lookup("cmdLine").Document().String(), replyOf(t, client, "admin", bson.D{{Key: "getCmdLineOpts", Value: 1}}).Lookup("parsed").Document().String(); got != want {
+			t.Errorf("cmdLine %s, getCmdLineOpts %s", got, want)
+		}
+		if last.Lookup("pid").Int64() != status.Lookup("pid").Int64() {
+			t.Errorf("pid %v, serverStatus %v", last.Lookup("pid"), status.Lookup("pid"))
+		}
+		info := replyOf(t, client, "admin", bson.D{{Key: "buildInfo", Value: 1}})
+		elems, _ := info.Elements()
+		var want bson.D
+		for _, e := range elems {
+			if k := e.Key(); k != "ok" && k != "$clusterTime" && k != "operationTime" {
+				want = append(want, bson.E{Key: k, Value: e.Value()})
+			}
+		}
+		if got := last.Lookup("buildinfo").Document().String(); got != mustRaw(t, want).String() {
+			t.Errorf("buildinfo %s, buildInfo %s", got, mustRaw(t, want))
+		}
 	}
 }
