@@ -161,6 +161,11 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, mongoerr.New(mongoerr.ExhaustHelloWithoutMaxAwait, "An isMaster or hello request with exhaust must specify 'maxAwaitTimeMS'")
 		}
 		r.Next = withField(r.Cmd, "topologyVersion", marshal(st.version(s)))
+		kind := exhaustHello
+		if name != "hello" {
+			kind = exhaustIsMaster
+		}
+		s.Hello.setExhaust(r.Conn, kind)
 	}
 	return marshal(s.helloAuth(r, d)), nil
 }

@@ -160,6 +160,10 @@ func Name(cmd bson.Raw) string {
 func (s *Service) Run(r *Request) bson.Raw {
 	start := time.Now()
 	name := Name(r.Cmd)
+	if r.Conn != nil && r.Conn.exhaust.Load() != notExhaust && !(r.ExhaustAllowed && IsHandshake(name)) {
+		// another request ends the connection's exhaust hello
+		s.Hello.setExhaust(r.Conn, notExhaust)
+	}
 	c, known := handlers[name]
 	known = known && s.available(c)
 	reply, err := s.run(r, name, c, known)

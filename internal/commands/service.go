@@ -76,6 +76,9 @@ type Service struct {
 	// RejectedConns counts connections closed at accept because
 	// MaxConnections were open.
 	RejectedConns atomic.Int64
+	// Hello counts the connections streaming an exhaust hello and the
+	// hellos awaiting a topology change (serverStatus' connections).
+	Hello helloMetrics
 	// MaxConnections is the most connections served at once.
 	MaxConnections int64
 	Ops            OpCounters
@@ -250,6 +253,9 @@ type Conn struct {
 	Ctx context.Context
 	// auth is the connection's authentication.
 	auth connAuth
+	// exhaust is the exhaust hello the connection streams, if any
+	// (helloMetrics).
+	exhaust atomic.Int32
 }
 
 // Request is one command to run.

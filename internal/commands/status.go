@@ -53,12 +53,7 @@ func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 			{Key: "rollovers", Value: int32(0)},
 		}},
 		{Key: "catalogStats", Value: s.catalogStats()},
-		{Key: "connections", Value: bson.D{
-			{Key: "current", Value: int32(s.Connections.Load())},
-			{Key: "available", Value: int32(max(s.MaxConnections-s.Connections.Load(), 0))},
-			{Key: "totalCreated", Value: int32(s.TotalConns.Load())},
-			{Key: "rejected", Value: int32(s.RejectedConns.Load())},
-		}},
+		{Key: "connections", Value: s.connectionsStatus()},
 		{Key: "extra_info", Value: extraInfo()},
 		{Key: "globalLock", Value: s.globalLock(now)},
 		{Key: "mem", Value: memStatus()},

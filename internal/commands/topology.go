@@ -237,6 +237,8 @@ func (s *Service) awaitTopologyChange(r *Request, tv cmdArgs, maxAwait int64) (t
 	start := time.Now()
 	t := time.NewTimer(time.Duration(maxAwait) * time.Millisecond)
 	defer t.Stop()
+	s.Hello.awaiting.Add(1)
+	defer s.Hello.awaiting.Add(-1)
 	select {
 	case <-t.C:
 	case <-st.changed:

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -245,6 +246,60 @@ func TestExhaustHello(t *testing.T) {
 	if r := readReply(t, c2); r.responseTo != 3 || r.flags&flagMoreToCome != 0 || r.doc.Lookup("code").Int32() != 51756 {
 		t.Fatalf("exhaust hello without maxAwaitTimeMS: flags %#x, %v", r.flags, r.doc)
 	}
+}
+
+// TestHelloConnectionMetrics: serverStatus' connections section has MongoDB
+// 7.0's fields in its order, and counts the connections streaming an
+// exhaust hello (until they close) and the hellos awaiting a topology
+// change.
+func TestHelloConnectionMetrics(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.ReplSetName = "rs0"
+	in := startInstance(t, cfg)
+	client := connect(t, in)
+	conns := func() bson.Raw {
+		return replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}).Lookup("connections").Document()
+	}
+	if got := strings.Join(keysOf(t, conns()), " "); got != "current available totalCreated rejected active threaded exhaustIsMaster exhaustHello awaitingTopologyChanges" {
+		t.Errorf("connections fields %s", got)
+	}
+	waitFor := func(what string, ok func(bson.Raw) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(hangGuard); ; time.Sleep(10 * time.Millisecond) {
+			c := conns()
+			if ok(c) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: connections %s", what, c)
+			}
+		}
+	}
+	count := func(c bson.Raw, field string) int32 { return c.Lookup(field).Int32() }
+	if c := conns(); count(c, "active") < 1 || count(c, "threaded") != count(c, "current") || count(c, "exhaustHello") != 0 {
+		t.Errorf("connections %s", c)
+	}
+
+	c := rawDial(t, in)
+	tv := rawCommand(t, c, 1, bson.D{{Key: "hello", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("topologyVersion").Document()
+	exhaust := mustRaw(t, bson.D{{Key: "hello", Value: 1}, {Key: "topologyVersion", Value: tv}, {Key: "maxAwaitTimeMS", Value: int64(20)}, {Key: "$db", Value: "admin"}})
+	if _, err := c.Write(message(2, opMsg, msgBody(flagExhaustAllowed, exhaust))); err != nil {
+		t.Fatal(err)
+	}
+	readReply(t, c)
+	waitFor("streaming", func(c bson.Raw) bool { return count(c, "exhaustHello") == 1 && count(c, "exhaustIsMaster") == 0 })
+
+	waiting := rawDial(t, in)
+	awaitable := mustRaw(t, bson.D{{Key: "isMaster", Value: 1}, {Key: "topologyVersion", Value: tv}, {Key: "maxAwaitTimeMS", Value: int64(hangGuard / time.Millisecond)}, {Key: "$db", Value: "admin"}})
+	if _, err := waiting.Write(message(3, opMsg, msgBody(0, awaitable))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("awaiting", func(c bson.Raw) bool { return count(c, "awaitingTopologyChanges") >= 1 })
+	waiting.Close()
+	c.Close()
+	waitFor("closed", func(c bson.Raw) bool {
+		return count(c, "exhaustHello") == 0 && count(c, "awaitingTopologyChanges") == 0
+	})
 }
 
 // TestAwaitingHelloEndsAtShutdown: a hello waiting for a topology change
