@@ -19,6 +19,7 @@ import (
 
 func init() {
 	register(aggregateCmd, aggregateSpec, "aggregate")
+	uncounted("aggregate")
 	namesCollection("aggregate")
 }
 

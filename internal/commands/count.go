@@ -74,7 +74,6 @@ func parseCount(c *cmdArgs) (engine.FindOptions, error) {
 }
 
 func countCmd(s *Service, r *Request) (bson.Raw, error) {
-	s.Ops.Query.Add(1)
 	coll, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
@@ -135,7 +134,6 @@ func parseDistinct(c *cmdArgs) (key string, o engine.FindOptions, err error) {
 }
 
 func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
-	s.Ops.Query.Add(1)
 	coll, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ const noBatchSize = -1
 
 func init() {
 	register(getMoreCmd, getMoreSpec, "getMore")
+	uncounted("getMore")
 	register(killCursorsCmd, killCursorsSpec, "killCursors")
 	namesCollection("killCursors")
 }

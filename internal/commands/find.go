@@ -15,6 +15,7 @@ import (
 
 func init() {
 	register(findCmd, findSpec, "find")
+	uncounted("find")
 	namesCollection("find")
 }
 

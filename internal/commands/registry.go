@@ -34,6 +34,9 @@ type command struct {
 	// first field (MongoDB's namespace: concatenate_with_db, or
 	// CommandHelpers::parseNsCollectionRequired).
 	collection bool
+	// uncounted: the command does not count in opcounters.command
+	// (MongoDB's shouldAffectCommandCounter false).
+	uncounted bool
 	// parsesInRun: the command's own fields are parsed when its handler
 	// runs, after its session and transaction are checked, as MongoDB's
 	// commitTransaction and abortTransaction parse their body in run
@@ -105,6 +108,17 @@ func testOnly(names ...string) {
 	for _, n := range names {
 		c := handlers[n]
 		c.test = true
+		handlers[n] = c
+	}
+}
+
+// uncounted marks registered commands that opcounters.command leaves out:
+// find and aggregate count as queries, getMore as a getmore, the write
+// commands per statement (MongoDB's shouldAffectCommandCounter).
+func uncounted(names ...string) {
+	for _, n := range names {
+		c := handlers[n]
+		c.uncounted = true
 		handlers[n] = c
 	}
 }
@@ -200,7 +214,9 @@ func (s *Service) run(r *Request, name string, c command, known bool) (bson.Raw,
 		}
 		return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name)
 	}
-	s.Ops.Command.Add(1)
+	if !c.uncounted {
+		s.Ops.Command.Add(1)
+	}
 	// DatabaseName's rules, which MongoDB applies as it reads the
 	// request
 	if err := nsname.CheckDatabaseName(r.DB); err != nil {

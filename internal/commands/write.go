@@ -17,6 +17,7 @@ func init() {
 	register(insertCmd, insertSpec, "insert")
 	register(updateCmd, updateSpec, "update")
 	register(deleteCmd, deleteSpec, "delete")
+	uncounted("insert", "update", "delete")
 	namesCollection("insert", "update", "delete")
 }
 

@@ -406,6 +406,52 @@ func TestOpcountersInsertAttempted(t *testing.T) {
 	}
 }
 
+// TestOpcountersCommand: opcounters.command counts the commands but find,
+// aggregate, getMore and the write commands, which count under their own
+// kinds; count and distinct are commands, not queries (MongoDB's
+// shouldAffectCommandCounter and shouldAffectQueryCounter).
+func TestOpcountersCommand(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	if _, err := db.Collection("opc").InsertMany(context.Background(), []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	counters := func() bson.Raw {
+		return replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}).Lookup("opcounters").Document()
+	}
+	for _, tc := range []struct {
+		cmd            bson.D
+		command, query int64
+	}{
+		{bson.D{{Key: "find", Value: "opc"}, {Key: "batchSize", Value: 1}}, 0, 1},
+		{bson.D{{Key: "aggregate", Value: "opc"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}, 0, 1},
+		{bson.D{{Key: "insert", Value: "opc"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 0, 0},
+		{bson.D{{Key: "update", Value: "opc"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}}}}}, 0, 0},
+		{bson.D{{Key: "delete", Value: "opc"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 9}}}, {Key: "limit", Value: 1}}}}}, 0, 0},
+		{bson.D{{Key: "getMore", Value: int64(12345)}, {Key: "collection", Value: "opc"}}, 0, 0},
+		{bson.D{{Key: "count", Value: "opc"}}, 1, 0},
+		{bson.D{{Key: "distinct", Value: "opc"}, {Key: "key", Value: "_id"}}, 1, 0},
+		{bson.D{{Key: "ping", Value: 1}}, 1, 0},
+	} {
+		// a monitor's heartbeat may add a command meanwhile: up to three
+		// tries, of which one must count exactly
+		var command, query int64
+		for range 3 {
+			before := counters()
+			_, _ = runCmd(client, testDB, tc.cmd)
+			after := counters() // its serverStatus counts one command
+			command = after.Lookup("command").Int64() - before.Lookup("command").Int64() - 1
+			query = after.Lookup("query").Int64() - before.Lookup("query").Int64()
+			if command == tc.command && query == tc.query {
+				break
+			}
+		}
+		if command != tc.command || query != tc.query {
+			t.Errorf("%s: command +%d, query +%d; want +%d, +%d", tc.cmd[0].Key, command, query, tc.command, tc.query)
+		}
+	}
+}
+
 // TestAutomationServiceDescriptor: the parameter takes a string of at most
 // 64 bytes (TypeMismatch, Overflow), which hello then names; empty, it is
 // left out of hello, getParameter and setParameter's "was"
