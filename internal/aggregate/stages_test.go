@@ -325,22 +325,29 @@ func TestTakePushdownGroupKey(t *testing.T) {
 		{`[{"$count": "n"}]`, ""},
 		{`[{"$match": {"$text": {"$search": "a"}}}, {"$group": {"_id": "$a"}}]`, ""},
 	} {
-		var arr bson.A
-		if err := bson.UnmarshalExtJSON([]byte(`{"p": `+tc.pipeline+`}`), false, &struct{ P *bson.A }{&arr}); err != nil {
-			t.Fatal(err)
-		}
-		stages := make([]bson.Raw, len(arr))
-		for i, st := range arr {
-			stages[i], _ = bson.Marshal(st)
-		}
-		p, err := Parse(stages, Options{DB: "test", Coll: "c", Env: newMemEnv()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := p.TakePushdown().GroupKey; got != tc.want {
+		if got := parsePipelineText(t, tc.pipeline).TakePushdown().GroupKey; got != tc.want {
 			t.Errorf("%s: GroupKey %q, want %q", tc.pipeline, got, tc.want)
 		}
 	}
+}
+
+// parsePipelineText parses a pipeline written as an extended JSON array
+// of stages, on collection test.c of an empty memEnv.
+func parsePipelineText(t *testing.T, text string) *Pipeline {
+	t.Helper()
+	var arr bson.A
+	if err := bson.UnmarshalExtJSON([]byte(`{"p": `+text+`}`), false, &struct{ P *bson.A }{&arr}); err != nil {
+		t.Fatal(err)
+	}
+	stages := make([]bson.Raw, len(arr))
+	for i, st := range arr {
+		stages[i], _ = bson.Marshal(st)
+	}
+	p, err := Parse(stages, Options{DB: "test", Coll: "c", Env: newMemEnv()})
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return p
 }
 
 // A leading $text match asks the scan for scores when a stage reads them
@@ -360,19 +367,7 @@ func TestTakePushdownTextScores(t *testing.T) {
 		{`[{"$match": {"$text": {"$search": "a"}}}, {"$unionWith": {"coll": "d", "pipeline": [{"$match": {"$text": {"$search": "b"}}}, {"$project": {"s": {"$meta": "textScore"}}}]}}]`, false},
 		{`[{"$match": {"x": 1}}, {"$group": {"_id": null}}, {"$project": {"s": {"$meta": "textScore"}}}]`, false},
 	} {
-		var arr bson.A
-		if err := bson.UnmarshalExtJSON([]byte(`{"p": `+tc.pipeline+`}`), false, &struct{ P *bson.A }{&arr}); err != nil {
-			t.Fatal(err)
-		}
-		stages := make([]bson.Raw, len(arr))
-		for i, st := range arr {
-			stages[i], _ = bson.Marshal(st)
-		}
-		p, err := Parse(stages, Options{DB: "test", Coll: "c", Env: newMemEnv()})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.pipeline, err)
-		}
-		if got := p.TakePushdown().TextScores; got != tc.want {
+		if got := parsePipelineText(t, tc.pipeline).TakePushdown().TextScores; got != tc.want {
 			t.Errorf("%s: TextScores %v, want %v", tc.pipeline, got, tc.want)
 		}
 	}
