@@ -283,8 +283,14 @@ func keyBoundsFrom(leaves []*query.Node, f Field, deepest int, coll *collation.C
 		case query.KindExists:
 			fb = extremeBounds(query.KindGte, bson.TypeMinKey, f.Desc, multikey)
 		case query.KindEq:
-			if fb, ok := pointBounds([]bson.RawValue{coll.Transform(n.Value)}, f.Desc); ok {
-				return fb, n
+			// Points bound a multikey field alone; on another they
+			// intersect with the field's other conditions, as MongoDB
+			// intersects {$in: [1, 2], $ne: 2} to [1, 1].
+			if pfb, ok := pointBounds([]bson.RawValue{coll.Transform(n.Value)}, f.Desc); ok {
+				if multikey {
+					return pfb, n
+				}
+				fb = pfb
 			}
 		case query.KindIn:
 			vals, err := n.Value.Array().Values()
@@ -294,8 +300,12 @@ func keyBoundsFrom(leaves []*query.Node, f Field, deepest int, coll *collation.C
 			for i := range vals {
 				vals[i] = coll.Transform(vals[i])
 			}
-			if fb, ok := pointBounds(vals, f.Desc); ok {
-				return fb, n
+			if pfb, ok := pointBounds(vals, f.Desc); ok {
+				if multikey {
+					return pfb, n
+				}
+				fb = pfb
+				break
 			}
 			fb = inRegexBounds(vals, f.Desc, coll != nil)
 		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
