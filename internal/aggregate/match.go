@@ -1,8 +1,6 @@
 package aggregate
 
 import (
-	"strconv"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -113,18 +111,5 @@ func scanFilter(stages []stage, ectx *expr.Context) bson.Raw {
 			clauses = append(clauses, query.CondFilter(c))
 		}
 	}
-	switch len(clauses) {
-	case 0:
-		return nil
-	case 1:
-		return clauses[0]
-	}
-	start, doc := bsoncore.AppendDocumentStart(nil)
-	astart, arr := bsoncore.AppendArrayElementStart(doc, "$and")
-	for i, c := range clauses {
-		arr = bsoncore.AppendDocumentElement(arr, strconv.Itoa(i), c)
-	}
-	doc, _ = bsoncore.AppendArrayEnd(arr, astart)
-	doc, _ = bsoncore.AppendDocumentEnd(doc, start)
-	return doc
+	return joined(clauses)
 }
