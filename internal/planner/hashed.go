@@ -14,7 +14,8 @@ import (
 )
 
 // hashedBounds are the bounds on a hashed field: the hashes of an
-// equality's or $in list's values, as points; null's for {$exists:
+// equality's (an $expr's $_internalExprEq's too) or $in list's values, as
+// points; null's for {$exists:
 // false}, every hash for {$exists: true}. A hashed index orders keys
 // by hash, so it bounds neither ranges nor regexes and yields no sort
 // (MongoDB's planner uses it for equality and $in only); values that
@@ -43,7 +44,7 @@ func hashedBounds(leaves []*query.Node, f Field, coll *collation.Collator) field
 			// document (MongoDB scans the whole hashed field).
 			all = extremeBounds(query.KindGte, bson.TypeMinKey, false, false)
 			continue
-		case query.KindEq:
+		case query.KindEq, query.KindExprEq:
 			vals = []bson.RawValue{n.Value}
 		case query.KindIn:
 			var err error
