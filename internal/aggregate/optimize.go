@@ -17,8 +17,9 @@ import (
 // (DocumentSourceMatch::doOptimizeAt), a $match goes before a $sort that
 // keeps every document (DocumentSourceSort), and the conditions of a
 // $match that read no field a $project, $addFields, $set, $unset, $unwind
-// or $lookup writes go before that stage (splitSourceBy), the others
-// staying after it. specs are the stages' documents, which explain shows:
+// or $lookup writes, or only fields a projection renames ({z: "$a"}: on
+// a, there), go before that stage (splitSourceBy), the others staying
+// after it. specs are the stages' documents, which explain shows:
 // they follow.
 func (p *parser) moveMatches(stages []stage, specs []bson.Raw) ([]stage, []bson.Raw, error) {
 	for moved := true; moved; {
@@ -49,11 +50,11 @@ func (p *parser) moveMatches(stages []stage, specs []bson.Raw) ([]stage, []bson.
 				}
 				before = m.written
 			default:
-				keeps := keptPaths(prev)
-				if keeps == nil {
+				from := pathsBefore(prev)
+				if from == nil {
 					continue
 				}
-				if before, after = splitMatch(m.written, keeps); before == nil {
+				if before, after = splitMatch(m.written, from); before == nil {
 					continue
 				}
 			}
@@ -103,27 +104,30 @@ func andFilter(filters []bson.Raw) bson.Raw {
 }
 
 // splitMatch splits filter's conjuncts (its fields, and the clauses of a
-// top-level $and) into those reading only paths keeps holds unchanged,
-// before, and the others, after (nil: none). A conjunct naming no path
-// ($expr, $where, $text, $jsonSchema, $comment...) stays after.
-func splitMatch(filter bson.Raw, keeps func([]string) bool) (before, after bson.Raw) {
+// top-level $and) into those reading only paths that from finds before
+// the stage, written on those paths, before, and the others as they are,
+// after (nil: none). A conjunct naming no path ($expr, $where, $text,
+// $jsonSchema, $comment...) stays after.
+func splitMatch(filter bson.Raw, from func([]string) ([]string, bool)) (before, after bson.Raw) {
 	var in, out []bson.Raw
 	elems, _ := filter.Elements()
 	for _, el := range elems {
 		if el.Key() == "$and" {
 			for _, c := range arrayValues(el.Value()) {
-				if c.Type == bson.TypeEmbeddedDocument && movable(c.Document(), keeps) {
-					in = append(in, c.Document())
-				} else {
-					arr := bsoncore.BuildArray(nil, bsoncore.Value{Type: bsoncore.Type(c.Type), Data: c.Value})
-					out = append(out, elementDoc("$and", bson.RawValue{Type: bson.TypeArray, Value: arr}))
+				if c.Type == bson.TypeEmbeddedDocument {
+					if moved, ok := movedFilter(c.Document(), from); ok {
+						in = append(in, moved)
+						continue
+					}
 				}
+				arr := bsoncore.BuildArray(nil, bsoncore.Value{Type: bsoncore.Type(c.Type), Data: c.Value})
+				out = append(out, elementDoc("$and", bson.RawValue{Type: bson.TypeArray, Value: arr}))
 			}
 			continue
 		}
 		doc := elementDoc(el.Key(), el.Value())
-		if movable(doc, keeps) {
-			in = append(in, doc)
+		if moved, ok := movedFilter(doc, from); ok {
+			in = append(in, moved)
 		} else {
 			out = append(out, doc)
 		}
@@ -169,40 +173,66 @@ func rawElements(d bson.Raw) []bson.RawElement {
 	return elems
 }
 
-// movable reports whether every condition of filter reads only paths
-// keeps holds unchanged: a field's, or those of the clauses of $and, $or
-// and $nor; any other operator at the top of a clause pins it.
-func movable(filter bson.Raw, keeps func([]string) bool) bool {
+// movedFilter is filter as it reads before a stage: every path of its
+// conditions (a field's, or those of the clauses of $and, $or and $nor)
+// replaced by the path from finds for it; false when from finds none for
+// one, or any other operator heads a clause, which pins it. Conditions
+// that come to name one path are kept apart in an $and.
+func movedFilter(filter bson.Raw, from func([]string) ([]string, bool)) (bson.Raw, bool) {
+	var docs []bson.Raw
 	for _, el := range rawElements(filter) {
 		switch key := el.Key(); {
 		case key == "$and" || key == "$or" || key == "$nor":
-			for _, c := range arrayValues(el.Value()) {
-				if c.Type != bson.TypeEmbeddedDocument || !movable(c.Document(), keeps) {
-					return false
-				}
+			if el.Value().Type != bson.TypeArray {
+				return nil, false
 			}
+			arr := bsoncore.NewArrayBuilder()
+			for _, c := range arrayValues(el.Value()) {
+				if c.Type != bson.TypeEmbeddedDocument {
+					return nil, false
+				}
+				moved, ok := movedFilter(c.Document(), from)
+				if !ok {
+					return nil, false
+				}
+				arr.AppendDocument(moved)
+			}
+			docs = append(docs, elementDoc(key, bson.RawValue{Type: bson.TypeArray, Value: arr.Build()}))
 		case strings.HasPrefix(key, "$"):
-			return false
-		case !keeps(strings.Split(key, ".")):
-			return false
+			return nil, false
+		default:
+			path, ok := from(strings.Split(key, "."))
+			if !ok {
+				return nil, false
+			}
+			docs = append(docs, elementDoc(strings.Join(path, "."), el.Value()))
 		}
 	}
-	return true
+	if len(docs) == 0 {
+		return filter, true
+	}
+	return joined(docs), true
 }
 
-// keptPaths is, for a stage that passes each document on with some fields
-// written ($project, $addFields, $set, $unset, $unwind, $lookup), whether
-// it leaves the values at a path unchanged; nil for any other stage.
-func keptPaths(s stage) func([]string) bool {
+// pathsBefore is, for a stage that passes each document on with some
+// fields written ($project, $addFields, $set, $unset, $unwind, $lookup),
+// the path whose values before the stage a path holds after it: the path
+// itself where the stage leaves it alone, or the source of a field a
+// projection renames; false where the stage writes it. nil for any other
+// stage.
+func pathsBefore(s stage) func([]string) ([]string, bool) {
+	same := func(keeps func([]string) bool) func([]string) ([]string, bool) {
+		return func(path []string) ([]string, bool) { return path, keeps(path) }
+	}
 	switch s := s.(type) {
 	case *projectStage:
-		return s.proj.keeps
+		return s.proj.before
 	case *unwindStage:
-		return func(path []string) bool { return !sameField(path, s.path) && !sameField(path, s.index) }
+		return same(func(path []string) bool { return !sameField(path, s.path) && !sameField(path, s.index) })
 	case *lookupStage:
-		return func(path []string) bool {
+		return same(func(path []string) bool {
 			return !sameField(path, s.as) && (s.unwind == nil || !sameField(path, s.unwind.index))
-		}
+		})
 	}
 	return nil
 }
@@ -216,19 +246,30 @@ func sameField(a, b []string) bool {
 	return len(b) > 0 && a[0] == b[0]
 }
 
-// keeps reports whether the projection leaves the values at path as they
-// were: those of a top-level field an inclusion keeps whole (or _id, kept
-// unless excluded), or that an exclusion or $addFields does not name. A
-// field the projection reaches into is not kept: on an array,
-// $addFields {"a.b": 1} turns scalar elements into documents and an
-// inclusion of a.b drops them, which changes what a.c matches.
-func (pr *projection) keeps(path []string) bool {
+// before is pathsBefore of the projection: a path of a top-level field
+// an inclusion keeps whole (or _id, kept unless excluded), or that an
+// exclusion or $addFields does not name, holds the values it held; one
+// below a top-level field computed as a bare path of a top-level field of
+// the document ({z: "$a"} or {z: "$$CURRENT.a"}), a rename, those of the
+// same path below that field, as MongoDB's DocumentSourceMatch swaps a
+// $match past a rename (splitSourceBy's renames). A field the projection
+// reaches into is not kept: on an array, $addFields {"a.b": 1} turns
+// scalar elements into documents and an inclusion of a.b drops them,
+// which changes what a.c matches; nor is a dotted source a rename: "$a.b"
+// on an array of arrays gives nested arrays that a.b does not match.
+func (pr *projection) before(path []string) ([]string, bool) {
 	item := pr.root.items[path[0]]
 	switch {
 	case item == nil:
-		return pr.mode != inclusion || path[0] == "_id"
+		return path, pr.mode != inclusion || path[0] == "_id"
+	case item.expr != nil:
+		src, ok := item.expr.FieldPath()
+		if !ok || strings.Contains(src, ".") {
+			return nil, false
+		}
+		return append([]string{src}, path[1:]...), true
 	case pr.mode == inclusion:
-		return item.include
+		return path, item.include
 	}
-	return false
+	return nil, false
 }

@@ -43,9 +43,18 @@ func TestMoveMatchesDifferential(t *testing.T) {
 			if r.IntN(2) == 0 {
 				v = "$" + path()
 			}
-			return bson.D{{Key: []string{"$addFields", "$set"}[r.IntN(2)], Value: bson.D{{Key: path(), Value: bson.D{{Key: "$literal", Value: v}}}}}}
+			var value any = bson.D{{Key: "$literal", Value: v}}
+			if r.IntN(2) == 0 {
+				// a rename ({z: "$a"}), or a computed field that is not one
+				value = []string{"$", "$$CURRENT."}[r.IntN(2)] + path()
+			}
+			return bson.D{{Key: []string{"$addFields", "$set"}[r.IntN(2)], Value: bson.D{{Key: path(), Value: value}}}}
 		case 3:
 			spec := bson.D{{Key: path(), Value: 1}}
+			if r.IntN(3) == 0 {
+				// a rename, or a computed field that is not one
+				spec = bson.D{{Key: path(), Value: "$" + path()}}
+			}
 			switch r.IntN(3) {
 			case 0:
 				spec = bson.D{{Key: path(), Value: 0}}
@@ -114,4 +123,48 @@ func drain(src Source) ([]bson.Raw, error) {
 		}
 		out = append(out, d)
 	}
+}
+
+// TestMoveMatchesRenames: a condition on a field a projection computes as
+// a bare path of a top-level field goes before it on that field, as
+// MongoDB swaps a $match past a rename (match_swapping_renamed_fields.js);
+// a dotted source is no rename.
+func TestMoveMatchesRenames(t *testing.T) {
+	for _, tc := range []struct{ pipeline, want string }{
+		{`[{"$project": {"_id": 0, "z": "$a", "c": 1}}, {"$match": {"z": {"$gt": 1}}}]`,
+			`[{"$match": {"a": {"$gt": 1}}}, {"$project": {"_id": 0, "z": "$a", "c": 1}}]`},
+		{`[{"$addFields": {"z": "$$CURRENT.a"}}, {"$match": {"z.b": 1, "w": 2}}]`,
+			`[{"$match": {"a.b": 1, "w": 2}}, {"$addFields": {"z": "$$CURRENT.a"}}]`},
+		{`[{"$project": {"x": "$x", "y": "$x"}}, {"$match": {"y": 1, "w": 1}}]`,
+			`[{"$match": {"x": 1}}, {"$project": {"x": "$x", "y": "$x"}}, {"$match": {"w": 1}}]`},
+		{`[{"$set": {"z": "$a"}}, {"$match": {"$or": [{"z": 1, "a": 2}, {"c": 3}]}}]`,
+			`[{"$match": {"$or": [{"$and": [{"a": 1}, {"a": 2}]}, {"c": 3}]}}, {"$set": {"z": "$a"}}]`},
+		{`[{"$project": {"z": "$a.b"}}, {"$match": {"z": 1}}]`,
+			`[{"$project": {"z": "$a.b"}}, {"$match": {"z": 1}}]`},
+		{`[{"$project": {"z": {"$add": ["$a", 1]}}}, {"$match": {"z": 1}}]`,
+			`[{"$project": {"z": {"$add": ["$a", 1]}}}, {"$match": {"z": 1}}]`},
+	} {
+		stages, want := pipelineDocs(t, tc.pipeline), pipelineDocs(t, tc.want)
+		p, err := Parse(stages, Options{DB: "test", Coll: "c", Env: newMemEnv()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Stages(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s:\n got %v\nwant %v", tc.pipeline, got, want)
+		}
+	}
+}
+
+// pipelineDocs are the stage documents of a pipeline written in extended
+// JSON.
+func pipelineDocs(t *testing.T, text string) []bson.Raw {
+	var arr bson.A
+	if err := bson.UnmarshalExtJSON([]byte(`{"p": `+text+`}`), false, &struct{ P *bson.A }{&arr}); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]bson.Raw, len(arr))
+	for i, st := range arr {
+		out[i], _ = bson.Marshal(st)
+	}
+	return out
 }
