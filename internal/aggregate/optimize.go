@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/rawdoc"
 )
 
@@ -54,7 +55,7 @@ func (p *parser) moveMatches(stages []stage, specs []bson.Raw) ([]stage, []bson.
 				if from == nil {
 					continue
 				}
-				if before, after = splitMatch(m.written, from); before == nil {
+				if before, after = splitMatch(m.written, from, p.scope); before == nil {
 					continue
 				}
 			}
@@ -106,16 +107,15 @@ func andFilter(filters []bson.Raw) bson.Raw {
 // splitMatch splits filter's conjuncts (its fields, and the clauses of a
 // top-level $and) into those reading only paths that from finds before
 // the stage, written on those paths, before, and the others as they are,
-// after (nil: none). A conjunct naming no path ($expr, $where, $text,
-// $jsonSchema, $comment...) stays after.
-func splitMatch(filter bson.Raw, from func([]string) ([]string, bool)) (before, after bson.Raw) {
+// after (nil: none). scope is the pipeline's, where an $expr compiles.
+func splitMatch(filter bson.Raw, from func([]string) ([]string, bool), scope *expr.Scope) (before, after bson.Raw) {
 	var in, out []bson.Raw
 	elems, _ := filter.Elements()
 	for _, el := range elems {
 		if el.Key() == "$and" {
 			for _, c := range arrayValues(el.Value()) {
 				if c.Type == bson.TypeEmbeddedDocument {
-					if moved, ok := movedFilter(c.Document(), from); ok {
+					if moved, ok := movedFilter(c.Document(), from, scope); ok {
 						in = append(in, moved)
 						continue
 					}
@@ -126,7 +126,7 @@ func splitMatch(filter bson.Raw, from func([]string) ([]string, bool)) (before, 
 			continue
 		}
 		doc := elementDoc(el.Key(), el.Value())
-		if moved, ok := movedFilter(doc, from); ok {
+		if moved, ok := movedFilter(doc, from, scope); ok {
 			in = append(in, moved)
 		} else {
 			out = append(out, doc)
@@ -176,9 +176,12 @@ func rawElements(d bson.Raw) []bson.RawElement {
 // movedFilter is filter as it reads before a stage: every path of its
 // conditions (a field's, or those of the clauses of $and, $or and $nor)
 // replaced by the path from finds for it; false when from finds none for
-// one, or any other operator heads a clause, which pins it. Conditions
-// that come to name one path are kept apart in an $and.
-func movedFilter(filter bson.Raw, from func([]string) ([]string, bool)) (bson.Raw, bool) {
+// one, or any other operator heads a clause, which pins it, but an $expr
+// whose expression reads only top-level fields from finds unchanged
+// (MongoDB's splitSourceBy reads an expression's dependencies too; one
+// reading $$ROOT or $$CURRENT whole stays). Conditions that come to name
+// one path are kept apart in an $and.
+func movedFilter(filter bson.Raw, from func([]string) ([]string, bool), scope *expr.Scope) (bson.Raw, bool) {
 	var docs []bson.Raw
 	for _, el := range rawElements(filter) {
 		switch key := el.Key(); {
@@ -191,13 +194,18 @@ func movedFilter(filter bson.Raw, from func([]string) ([]string, bool)) (bson.Ra
 				if c.Type != bson.TypeEmbeddedDocument {
 					return nil, false
 				}
-				moved, ok := movedFilter(c.Document(), from)
+				moved, ok := movedFilter(c.Document(), from, scope)
 				if !ok {
 					return nil, false
 				}
 				arr.AppendDocument(moved)
 			}
 			docs = append(docs, elementDoc(key, bson.RawValue{Type: bson.TypeArray, Value: arr.Build()}))
+		case key == "$expr":
+			if !readsKept(el.Value(), from, scope) {
+				return nil, false
+			}
+			docs = append(docs, elementDoc(key, el.Value()))
 		case strings.HasPrefix(key, "$"):
 			return nil, false
 		default:
@@ -212,6 +220,21 @@ func movedFilter(filter bson.Raw, from func([]string) ([]string, bool)) (bson.Ra
 		return filter, true
 	}
 	return joined(docs), true
+}
+
+// readsKept reports whether the expression v reads only top-level fields
+// that from finds unchanged, on themselves, before the stage.
+func readsKept(v bson.RawValue, from func([]string) ([]string, bool), scope *expr.Scope) bool {
+	fields, whole, err := expr.ReadFields(v, scope)
+	if err != nil || whole {
+		return false
+	}
+	for _, f := range fields {
+		if path, ok := from([]string{f}); !ok || len(path) != 1 || path[0] != f {
+			return false
+		}
+	}
+	return true
 }
 
 // pathsBefore is, for a stage that passes each document on with some

@@ -125,11 +125,12 @@ func drain(src Source) ([]bson.Raw, error) {
 	}
 }
 
-// TestMoveMatchesRenames: a condition on a field a projection computes as
+// TestMoveMatchesStages: a condition on a field a projection computes as
 // a bare path of a top-level field goes before it on that field, as
 // MongoDB swaps a $match past a rename (match_swapping_renamed_fields.js);
-// a dotted source is no rename.
-func TestMoveMatchesRenames(t *testing.T) {
+// a dotted source is no rename. An $expr goes before a stage when it reads
+// only fields the stage leaves alone.
+func TestMoveMatchesStages(t *testing.T) {
 	for _, tc := range []struct{ pipeline, want string }{
 		{`[{"$project": {"_id": 0, "z": "$a", "c": 1}}, {"$match": {"z": {"$gt": 1}}}]`,
 			`[{"$match": {"a": {"$gt": 1}}}, {"$project": {"_id": 0, "z": "$a", "c": 1}}]`},
@@ -143,6 +144,22 @@ func TestMoveMatchesRenames(t *testing.T) {
 			`[{"$project": {"z": "$a.b"}}, {"$match": {"z": 1}}]`},
 		{`[{"$project": {"z": {"$add": ["$a", 1]}}}, {"$match": {"z": 1}}]`,
 			`[{"$project": {"z": {"$add": ["$a", 1]}}}, {"$match": {"z": 1}}]`},
+		// an $expr moves when it reads only fields the stage leaves alone
+		{`[{"$addFields": {"c": 1}}, {"$match": {"$expr": {"$eq": ["$a.b", 1]}}}]`,
+			`[{"$match": {"$expr": {"$eq": ["$a.b", 1]}}}, {"$addFields": {"c": 1}}]`},
+		{`[{"$addFields": {"c": 1}}, {"$match": {"a": 1, "$expr": {"$eq": ["$c", 1]}}}]`,
+			`[{"$match": {"a": 1}}, {"$addFields": {"c": 1}}, {"$match": {"$expr": {"$eq": ["$c", 1]}}}]`},
+		{`[{"$unwind": "$u"}, {"$match": {"$or": [{"$expr": {"$eq": ["$$ROOT.b", 1]}}, {"c": 2}]}}]`,
+			`[{"$match": {"$or": [{"$expr": {"$eq": ["$$ROOT.b", 1]}}, {"c": 2}]}}, {"$unwind": "$u"}]`},
+		{`[{"$addFields": {"a": 1}}, {"$match": {"$expr": {"$let": {"vars": {"CURRENT": "$$ROOT.x"}, "in": {"$eq": ["$a", 1]}}}}}]`,
+			`[{"$match": {"$expr": {"$let": {"vars": {"CURRENT": "$$ROOT.x"}, "in": {"$eq": ["$a", 1]}}}}}, {"$addFields": {"a": 1}}]`},
+		// one reading the whole document stays (do_not_push_match_past_project.js)
+		{`[{"$project": {"b": 1}}, {"$match": {"$expr": {"$getField": {"$literal": "a"}}}}]`,
+			`[{"$project": {"b": 1}}, {"$match": {"$expr": {"$getField": {"$literal": "a"}}}}]`},
+		{`[{"$unwind": "$u"}, {"$match": {"$expr": {"$eq": [{"$size": {"$objectToArray": "$$ROOT"}}, 2]}}}]`,
+			`[{"$unwind": "$u"}, {"$match": {"$expr": {"$eq": [{"$size": {"$objectToArray": "$$ROOT"}}, 2]}}}]`},
+		{`[{"$addFields": {"a": 1}}, {"$match": {"$expr": {"$let": {"vars": {"CURRENT": "$$ROOT"}, "in": {"$eq": ["$b", 1]}}}}}]`,
+			`[{"$addFields": {"a": 1}}, {"$match": {"$expr": {"$let": {"vars": {"CURRENT": "$$ROOT"}, "in": {"$eq": ["$b", 1]}}}}}]`},
 	} {
 		stages, want := pipelineDocs(t, tc.pipeline), pipelineDocs(t, tc.want)
 		p, err := Parse(stages, Options{DB: "test", Coll: "c", Env: newMemEnv()})

@@ -17,6 +17,11 @@ type compiler struct {
 	// readsDoc records a field path, $$ROOT or $$CURRENT: the expression
 	// reads the document it is evaluated on.
 	readsDoc bool
+	// fields are the top-level fields of the document the field paths
+	// and $$ROOT or $$CURRENT paths read; wholeDoc records a read of the
+	// whole document ($$ROOT, $$CURRENT, $getField's implicit input).
+	fields   []string
+	wholeDoc bool
 	// deferFolds is set while compiling what MongoDB's optimize skips
 	// (see compileDeferringFolds).
 	deferFolds bool
@@ -63,6 +68,24 @@ func Compile(v bson.RawValue, s *Scope) (*Expr, error) {
 	return e, err
 }
 
+// ReadFields are the top-level fields of the document that v, compiled
+// in s, reads; whole reports that it reads the document as a whole, so
+// that any field may matter (MongoDB's dependency analysis,
+// Expression::addDependencies, for a $match to move past a stage).
+func ReadFields(v bson.RawValue, s *Scope) (fields []string, whole bool, err error) {
+	_, c, err := compileRoot(v, s)
+	if err != nil {
+		return nil, false, err
+	}
+	return c.fields, c.wholeDoc, nil
+}
+
+// readField records a read of the document at path.
+func (c *compiler) readField(path string) {
+	top, _, _ := strings.Cut(path, ".")
+	c.fields = append(c.fields, top)
+}
+
 // compileRoot compiles a root expression, returning its compiler's
 // findings too.
 func compileRoot(v bson.RawValue, s *Scope) (*Expr, *compiler, error) {
@@ -98,6 +121,7 @@ func (c *compiler) compile(v bson.RawValue, s *Scope) (*Expr, error) {
 				return c.compileVariable("CURRENT."+sv[1:], s)
 			}
 			c.readsDoc = true
+			c.readField(sv[1:])
 			return compileFieldPath(sv[1:])
 		}
 	case bson.TypeEmbeddedDocument:

@@ -17,7 +17,7 @@ func init() {
 	register(map[string]opCompiler{"$_internalFindAllValuesAtPath": compileFindAllValuesAtPath})
 }
 
-func compileFindAllValuesAtPath(_ *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+func compileFindAllValuesAtPath(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	path, ok := v.StringValueOK()
 	if !ok {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "%s requires a field path string, found: %s", name, typeName(v))
@@ -25,6 +25,7 @@ func compileFindAllValuesAtPath(_ *compiler, name string, v bson.RawValue, s *Sc
 	if err := CheckFieldPath(path); err != nil {
 		return nil, err
 	}
+	c.readField(path)
 	parts, coll := strings.Split(path, "."), s.Collator()
 	return &Expr{eval: func(st *state) (bson.RawValue, error) {
 		set := newSet(coll)

@@ -207,6 +207,11 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 	switch name {
 	case "ROOT", "CURRENT":
 		c.readsDoc = true
+		if hasPath {
+			c.readField(rest)
+		} else {
+			c.wholeDoc = true
+		}
 		if name == "ROOT" {
 			return &Expr{eval: func(st *state) (bson.RawValue, error) { return WalkPath(st.root, path), nil }}, nil
 		}
