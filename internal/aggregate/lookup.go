@@ -222,7 +222,7 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		if read != s.from {
 			s.read = read
 		}
-		if s.pipeline, err = sp.pipeline(docs); err != nil {
+		if s.pipeline, err = sp.subPipeline(docs); err != nil {
 			return nil, err
 		}
 		// MongoDB puts the equality match before the pipeline's stages,
@@ -608,7 +608,7 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 	if read != s.coll {
 		s.read = read
 	}
-	if s.pipeline, err = sp.pipeline(docs); err != nil {
+	if s.pipeline, err = sp.subPipeline(docs); err != nil {
 		return nil, err
 	}
 	if haveColl {

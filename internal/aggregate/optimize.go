@@ -86,6 +86,19 @@ func (p *parser) moveMatches(stages []stage, specs []bson.Raw) ([]stage, []bson.
 	return stages, specs, nil
 }
 
+// subPipeline parses the pipeline of a $lookup or $unionWith, its $match
+// stages moved as moveMatches moves them (MongoDB optimizes the pipeline
+// it builds for each read), so that the read of the foreign collection
+// takes them. Explain shows the stages as written.
+func (p *parser) subPipeline(docs []bson.Raw) ([]stage, error) {
+	stages, err := p.pipeline(docs)
+	if err != nil {
+		return nil, err
+	}
+	stages, _, err = p.moveMatches(stages, slices.Clone(docs))
+	return stages, err
+}
+
 // matchOf is the $match stage of filter, and its document.
 func (p *parser) matchOf(filter bson.Raw) (*matchStage, bson.Raw, error) {
 	s, err := p.parseMatch(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: filter})

@@ -2,9 +2,11 @@ package driver_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -106,6 +108,74 @@ func TestExprUsesIndex(t *testing.T) {
 		}
 		if n := d.Lookup("n").AsInt64(); n != want {
 			t.Errorf("order %d: %d items, want %d", id, n, want)
+		}
+	}
+}
+
+// TestSubPipelineMatchMoves: a $match after a $project, $addFields or
+// $sort in a $lookup's or $unionWith's pipeline moves to its start, as
+// MongoDB optimizes the pipeline it builds for each read, $expr included
+// when it reads only fields the stages leave alone, so that the read of
+// the foreign collection takes it through an index.
+func TestSubPipelineMatchMoves(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("submatch")
+	items, orders := db.Collection("items"), db.Collection("orders")
+	var docs []any
+	for i := range 400 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "sku", Value: i % 40}, {Key: "x", Value: i % 7}})
+	}
+	if _, err := items.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := items.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "sku", Value: 1}}, Options: options.Index().SetName("sku")}); err != nil {
+		t.Fatal(err)
+	}
+	var ords []any
+	for i := range 20 {
+		ords = append(ords, bson.D{{Key: "_id", Value: i}, {Key: "sku", Value: i * 3}})
+	}
+	if _, err := orders.InsertMany(ctx, ords); err != nil {
+		t.Fatal(err)
+	}
+	skuOps := func() int64 {
+		for _, s := range aggregateAll(t, items, bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}) {
+			if s.Lookup("name").StringValue() == "sku" {
+				return s.Lookup("accesses", "ops").AsInt64()
+			}
+		}
+		t.Fatal("no sku index")
+		return 0
+	}
+	for _, tt := range []struct {
+		pipeline string
+		reads    int64 // reads of the sku index
+	}{
+		{`[{"$lookup": {"from": "items", "let": {"s": "$sku"}, "as": "j", "pipeline": [{"$project": {"sku": 1}}, {"$match": {"$expr": {"$eq": ["$sku", "$$s"]}}}]}}]`, 20},
+		{`[{"$lookup": {"from": "items", "let": {"s": "$sku"}, "as": "j", "pipeline": [{"$sort": {"x": 1, "_id": 1}}, {"$addFields": {"y": 1}}, {"$match": {"$expr": {"$eq": ["$$s", "$sku"]}}}]}}]`, 20},
+		{`[{"$unionWith": {"coll": "items", "pipeline": [{"$set": {"q": 1}}, {"$match": {"sku": {"$lt": 2}}}]}}, {"$sort": {"sku": 1, "_id": 1, "x": 1}}]`, 1},
+		// a $match reading what the $project writes stays after it
+		{`[{"$lookup": {"from": "items", "let": {"s": "$sku"}, "as": "j", "pipeline": [{"$project": {"sku": "$x"}}, {"$match": {"$expr": {"$eq": ["$sku", "$$s"]}}}]}}]`, 0},
+	} {
+		var pipeline bson.A
+		if err := bson.UnmarshalExtJSON([]byte(`{"p": `+tt.pipeline+`}`), false, &struct{ P *bson.A }{&pipeline}); err != nil {
+			t.Fatal(err)
+		}
+		before := skuOps()
+		got := aggregateAll(t, orders, pipeline)
+		if used := skuOps() - before; used != tt.reads {
+			t.Errorf("%s: the sku index served %d reads, want %d", tt.pipeline, used, tt.reads)
+		}
+		// the oracle: nothing moves past $_internalInhibitOptimization
+		inhibited := strings.ReplaceAll(tt.pipeline, `"pipeline": [`, `"pipeline": [{"$_internalInhibitOptimization": {}}, `)
+		inhibited = strings.ReplaceAll(inhibited, `}}, {"$match"`, `}}, {"$_internalInhibitOptimization": {}}, {"$match"`)
+		var plain bson.A
+		if err := bson.UnmarshalExtJSON([]byte(`{"p": `+inhibited+`}`), false, &struct{ P *bson.A }{&plain}); err != nil {
+			t.Fatal(err)
+		}
+		if want := aggregateAll(t, orders, plain); docsString(got) != docsString(want) {
+			t.Errorf("%s:\n got %s\nwant %s", tt.pipeline, docsString(got), docsString(want))
 		}
 	}
 }
