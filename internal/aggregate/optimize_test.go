@@ -46,7 +46,7 @@ func TestMoveMatchesDifferential(t *testing.T) {
 			var value any = bson.D{{Key: "$literal", Value: v}}
 			if r.IntN(2) == 0 {
 				// a rename ({z: "$a"}), or a computed field that is not one
-				value = []string{"$", "$$CURRENT."}[r.IntN(2)] + path()
+				value = []string{"$", "$$CURRENT.", "$$ROOT."}[r.IntN(3)] + path()
 			}
 			return bson.D{{Key: []string{"$addFields", "$set"}[r.IntN(2)], Value: bson.D{{Key: path(), Value: value}}}}
 		case 3:
@@ -140,6 +140,8 @@ func TestMoveMatchesStages(t *testing.T) {
 			`[{"$match": {"x": 1}}, {"$project": {"x": "$x", "y": "$x"}}, {"$match": {"w": 1}}]`},
 		{`[{"$set": {"z": "$a"}}, {"$match": {"$or": [{"z": 1, "a": 2}, {"c": 3}]}}]`,
 			`[{"$match": {"$or": [{"$and": [{"a": 1}, {"a": 2}]}, {"c": 3}]}}, {"$set": {"z": "$a"}}]`},
+		{`[{"$project": {"f": "$$ROOT.e"}}, {"$match": {"f": 1}}]`,
+			`[{"$match": {"e": 1}}, {"$project": {"f": "$$ROOT.e"}}]`},
 		{`[{"$project": {"z": "$a.b"}}, {"$match": {"z": 1}}]`,
 			`[{"$project": {"z": "$a.b"}}, {"$match": {"z": 1}}]`},
 		{`[{"$project": {"z": {"$add": ["$a", 1]}}}, {"$match": {"z": 1}}]`,

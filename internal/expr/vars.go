@@ -213,7 +213,18 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 			c.wholeDoc = true
 		}
 		if name == "ROOT" {
-			return &Expr{eval: func(st *state) (bson.RawValue, error) { return WalkPath(st.root, path), nil }}, nil
+			if !hasPath {
+				return &Expr{eval: func(st *state) (bson.RawValue, error) { return st.root, nil }}, nil
+			}
+			// a path of the document as "$a" is where $$CURRENT is
+			// $$ROOT (MongoDB gives both the one variable id, kRootId,
+			// so RewriteExpr takes "$$ROOT.a"); no parts, which EvalAt
+			// would read from $$CURRENT
+			return &Expr{
+				eval:   func(st *state) (bson.RawValue, error) { return WalkPath(st.root, path), nil },
+				path:   rest,
+				isPath: true,
+			}, nil
 		}
 		if !hasPath {
 			return &Expr{eval: func(st *state) (bson.RawValue, error) { return st.cur, nil }}, nil
