@@ -23,6 +23,7 @@ import (
 // after it. specs are the stages' documents, which explain shows:
 // they follow.
 func (p *parser) moveMatches(stages []stage, specs []bson.Raw) ([]stage, []bson.Raw, error) {
+	movedAny := false
 	for moved := true; moved; {
 		moved = false
 		for i := 1; i < len(stages); i++ {
@@ -81,6 +82,17 @@ func (p *parser) moveMatches(stages []stage, specs []bson.Raw) ([]stage, []bson.
 				specs = slices.Concat(specs[:at], []bson.Raw{firstSpec}, specs[at:i], restSpecs, specs[i+1:])
 			}
 			moved = true
+			movedAny = true
+		}
+	}
+	if movedAny {
+		// A $limit that a moved $match kept from its $sort reaches it
+		// now, as MongoDB's optimizer, running until nothing changes,
+		// lets DocumentSourceSort absorb it after the swap.
+		for i, st := range stages {
+			if l, ok := st.(*limitStage); ok {
+				limitSort(stages[:i], specs[:i], l.n)
+			}
 		}
 	}
 	return stages, specs, nil

@@ -17,7 +17,7 @@ var moveSeed = flag.Uint64("moveseed", 0, "run TestMoveMatchesDifferential on th
 // brings forward gives what its stages give run one after the other as
 // written, each parsed alone (where nothing can move), on random documents
 // and random pipelines of $match, $addFields, $project, $unset, $unwind,
-// $sort and $lookup over the generator's paths.
+// $sort, $lookup and $limit over the generator's paths.
 func TestMoveMatchesDifferential(t *testing.T) {
 	seed := *moveSeed
 	if seed == 0 {
@@ -35,7 +35,9 @@ func TestMoveMatchesDifferential(t *testing.T) {
 	env.colls["test.other"] = others
 	path := func() string { return querygen.Paths[r.IntN(len(querygen.Paths))] }
 	stageOf := func() bson.D {
-		switch r.IntN(8) {
+		switch r.IntN(9) {
+		case 8:
+			return bson.D{{Key: "$limit", Value: 1 + r.IntN(30)}}
 		case 0, 1:
 			return bson.D{{Key: "$match", Value: g.Filter()}}
 		case 2:

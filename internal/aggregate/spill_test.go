@@ -209,8 +209,11 @@ func TestSortSpill(t *testing.T) {
 		// document on as one, and over a $skip (the top 3+5)
 		{`[{"$sort": {"g": -1}}, {"$project": {"g": 1, "v": 1}}, {"$limit": 5}]`, false},
 		{`[{"$sort": {"g": -1}}, {"$skip": 3}, {"$set": {"x": 1}}, {"$unset": "m"}, {"$limit": 5}]`, false},
-		// but not over a $match, which may drop documents
-		{`[{"$sort": {"g": -1}}, {"$match": {"v": {"$gte": 0}}}, {"$limit": 5}]`, true},
+		// but not over a $match, which may drop documents (this one
+		// reads the field the $addFields writes, so it stays there)
+		{`[{"$sort": {"g": -1}}, {"$addFields": {"w": {"$add": ["$v", 0]}}}, {"$match": {"w": {"$gte": 0}}}, {"$limit": 5}]`, true},
+		// a $match that moves before the $sort leaves the $limit to it
+		{`[{"$sort": {"g": -1}}, {"$match": {"v": {"$gte": 0}}}, {"$limit": 5}]`, false},
 	} {
 		pipeline := tc.pipeline
 		stages := parseStages(t, pipeline)

@@ -286,6 +286,8 @@ func TestTakePushdown(t *testing.T) {
 		{[]bson.Raw{stage(bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$sort", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$limit", Value: 3}})}, true, true, 3, 1},
 		// a $match goes before a $sort (moveMatches)
 		{[]bson.Raw{stage(bson.D{{Key: "$sort", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$match", Value: bson.D{}}})}, true, true, 0, 0},
+		// and the $limit after it then reaches the $sort
+		{[]bson.Raw{stage(bson.D{{Key: "$sort", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$match", Value: bson.D{{Key: "b", Value: 1}}}}), stage(bson.D{{Key: "$skip", Value: 1}}), stage(bson.D{{Key: "$limit", Value: 3}})}, true, true, 4, 2},
 		// an $expr goes to the scan with the rest of its $match, as
 		// MongoDB's query layer takes it
 		{[]bson.Raw{stage(bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: true}}}}), stage(bson.D{{Key: "$sort", Value: bson.D{{Key: "a", Value: 1}}}})}, true, true, 0, 0},
