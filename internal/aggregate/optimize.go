@@ -139,14 +139,12 @@ func splitMatch(filter bson.Raw, from func([]string) ([]string, bool), scope *ex
 	for _, el := range elems {
 		if el.Key() == "$and" {
 			for _, c := range arrayValues(el.Value()) {
-				if c.Type == bson.TypeEmbeddedDocument {
-					if moved, ok := movedFilter(c.Document(), from, scope); ok {
-						in = append(in, moved)
-						continue
-					}
+				// (each clause is a document: the stage parsed)
+				if moved, ok := movedFilter(c.Document(), from, scope); ok {
+					in = append(in, moved)
+				} else {
+					out = append(out, c.Document())
 				}
-				arr := bsoncore.BuildArray(nil, bsoncore.Value{Type: bsoncore.Type(c.Type), Data: c.Value})
-				out = append(out, elementDoc("$and", bson.RawValue{Type: bson.TypeArray, Value: arr}))
 			}
 			continue
 		}

@@ -148,6 +148,11 @@ func TestMoveMatchesStages(t *testing.T) {
 			`[{"$project": {"z": "$a.b"}}, {"$match": {"z": 1}}]`},
 		{`[{"$project": {"z": {"$add": ["$a", 1]}}}, {"$match": {"z": 1}}]`,
 			`[{"$project": {"z": {"$add": ["$a", 1]}}}, {"$match": {"z": 1}}]`},
+		// a clause of a top-level $and that stays is a condition of its own
+		{`[{"$addFields": {"x": 1}}, {"$match": {"$and": [{"a": 5}, {"x": 1}, {"x": {"$ne": 2}}]}}]`,
+			`[{"$match": {"a": 5}}, {"$addFields": {"x": 1}}, {"$match": {"$and": [{"x": 1}, {"x": {"$ne": 2}}]}}]`},
+		{`[{"$addFields": {"x": 1}}, {"$match": {"$and": [{"a": 5}, {"x": 1}]}}]`,
+			`[{"$match": {"a": 5}}, {"$addFields": {"x": 1}}, {"$match": {"x": 1}}]`},
 		// an $expr moves when it reads only fields the stage leaves alone
 		{`[{"$addFields": {"c": 1}}, {"$match": {"$expr": {"$eq": ["$a.b", 1]}}}]`,
 			`[{"$match": {"$expr": {"$eq": ["$a.b", 1]}}}, {"$addFields": {"c": 1}}]`},
