@@ -35,7 +35,15 @@ func (p *parser) parseGroup(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.GroupSpecNotObject, "a group's fields must be specified in an object")
 	}
 	g := &groupStage{}
+	doingMerge := false
 	for _, f := range fieldsOf(arg.Value) {
+		if f.key == "$doingMerge" {
+			if err := checkDoingMerge(f.val); err != nil {
+				return nil, err
+			}
+			doingMerge = true
+			continue
+		}
 		if f.key == "_id" {
 			if g.id != nil {
 				return nil, mongoerr.New(mongoerr.GroupDuplicateID, "a group's _id may only be specified once")
@@ -57,7 +65,27 @@ func (p *parser) parseGroup(arg bson.RawValue) (stage, error) {
 	if g.id == nil {
 		return nil, mongoerr.New(mongoerr.GroupMissingID, "a group specification must include an _id")
 	}
+	if doingMerge {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $group's $doingMerge")
+	}
 	return g, nil
+}
+
+// checkDoingMerge checks $group's $doingMerge as MongoDB reads it
+// (DocumentSourceGroupBase::initializeSelf): a boolean (BSONElement::Bool,
+// 13111), true (17030). With it, the stage merges the partial results of
+// the $groups a mongos split it from, each accumulator reading its input
+// as the partial state MongoDB's shards write; Folio keeps no such states,
+// so a true $doingMerge is refused (NotImplemented) once the rest of the
+// specification has been checked, rather than read as an output field.
+func checkDoingMerge(v bson.RawValue) error {
+	if v.Type != bson.TypeBoolean {
+		return mongoerr.New(mongoerr.BSONElementWrongType, "wrong type for field ($doingMerge) %s != bool", values.TypeName(v.Type))
+	}
+	if !v.Boolean() {
+		return mongoerr.New(mongoerr.GroupDoingMergeNotTrue, "$doingMerge should be true if present")
+	}
+	return nil
 }
 
 // groupID compiles the _id of $group. An object _id is a document of

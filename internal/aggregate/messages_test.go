@@ -138,6 +138,14 @@ func TestStageMessages(t *testing.T) {
 			"An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},
 		{"group accumulator argument of two operators", `[{"$group": {"_id": null, "s": {"$sum": {"$add": [1], "$op": 42}}}}]`, "", 15983,
 			"An object representing an expression must have exactly one field: { $add: [ 1 ], $op: 42 }"},
+		// DocumentSourceGroupBase::initializeSelf reads $doingMerge with
+		// BSONElement::Bool
+		{"group $doingMerge a number", `[{"$group": {"_id": null, "$doingMerge": 1}}]`, "", 13111,
+			"wrong type for field ($doingMerge) int != bool"},
+		{"group $doingMerge false", `[{"$group": {"_id": null, "$doingMerge": false}}]`, "", 17030,
+			"$doingMerge should be true if present"},
+		{"group $doingMerge true", `[{"$group": {"_id": null, "$doingMerge": true}}]`, "", 238,
+			"Folio does not support $group's $doingMerge"},
 		{"match $expr of two operators", `[{"$match": {"$expr": {"$type": 42, "$op": 42}}}]`, "", 15983,
 			"An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},
 		// $project's parser reads an object of more fields as a

@@ -223,6 +223,8 @@ const (
 	GroupUnknownAccumulator Code = 15952
 	// GroupMissingID: a $group without _id.
 	GroupMissingID Code = 15955
+	// GroupDoingMergeNotTrue: a $group whose $doingMerge is false.
+	GroupDoingMergeNotTrue Code = 17030
 	// GroupInclusionStyle: a number or boolean among the fields of an
 	// object $group _id.
 	GroupInclusionStyle Code = 17390
