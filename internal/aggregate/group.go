@@ -28,13 +28,17 @@ type groupStage struct {
 	// sortByID orders the output by _id ($bucket).
 	sortByID bool
 	noID     bool // $count: the output has no _id
+	// figures is set on a $group as written, whose memory and spills
+	// explain reports; the groups of $bucket, $sortByCount and $count,
+	// which Folio explains as written, report none.
+	figures bool
 }
 
 func (p *parser) parseGroup(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.GroupSpecNotObject, "a group's fields must be specified in an object")
 	}
-	g := &groupStage{}
+	g := &groupStage{figures: true}
 	doingMerge := false
 	for _, f := range fieldsOf(arg.Value) {
 		if f.key == "$doingMerge" {
@@ -201,6 +205,60 @@ type groupSource struct {
 	out   SliceSource // the groups, when no run was spilled
 	sort  *sorter.Sorter
 	merge *sorter.Iterator // the merged runs, when some were spilled
+	fig   groupFigures
+}
+
+// groupFigures are what explain reports of a $group's run, as MongoDB's
+// DocumentSourceGroupBase::serialize does at executionStats: per output
+// field, the most memory its accumulators held at once (Folio's
+// accounting: each accumulator's overhead and the values it keeps,
+// sampled when the table spills and when the input ends); the size of
+// the documents it returned; its spills, the bytes of the spill file,
+// the memory the spilled groups held and how many there were.
+type groupFigures struct {
+	accPeak         []int64
+	outBytes        int64
+	spills          int64
+	spilledBytes    int64
+	spilledEstimate int64
+	spilledRecords  int64
+}
+
+// explainFigures are the figures explain lists after the $group's
+// specification, in DocumentSourceGroupBase::serialize's order; nil for
+// the group of a stage Folio explains as written.
+func (s *groupSource) explainFigures() bson.D {
+	if !s.g.figures {
+		return nil
+	}
+	mem := make(bson.D, len(s.g.accs))
+	for i, a := range s.g.accs {
+		var peak int64
+		if i < len(s.fig.accPeak) {
+			peak = s.fig.accPeak[i]
+		}
+		mem[i] = bson.E{Key: a.field, Value: peak}
+	}
+	f := &s.fig
+	return bson.D{
+		{Key: "maxAccumulatorMemoryUsageBytes", Value: mem},
+		{Key: "totalOutputDataSizeBytes", Value: f.outBytes},
+		{Key: "usedDisk", Value: f.spills > 0},
+		{Key: "spills", Value: f.spills},
+		{Key: "spilledDataStorageSize", Value: f.spilledBytes},
+		{Key: "numBytesSpilledEstimate", Value: f.spilledEstimate},
+		{Key: "spilledRecords", Value: f.spilledRecords},
+	}
+}
+
+// notePeaks records the memory t's accumulators hold as peaks.
+func (f *groupFigures) notePeaks(t *groupTable) {
+	if f.accPeak == nil {
+		f.accPeak = make([]int64, len(t.accMem))
+	}
+	for i, m := range t.accMem {
+		f.accPeak[i] = max(f.accPeak[i], m)
+	}
 }
 
 func (s *groupSource) Next() (bson.Raw, error) {
@@ -247,12 +305,18 @@ func (s *groupSource) compute() error {
 			if !rt.opts.AllowDiskUse {
 				return rt.overMemory("$group")
 			}
+			s.fig.notePeaks(t)
+			s.fig.spilledEstimate += acct.Used()
+			s.fig.spilledRecords += int64(len(t.order))
 			if err := s.sort.SpillRun(groupRecords(t.order)); err != nil {
 				return err
 			}
+			s.fig.spills++
+			s.fig.spilledBytes = s.sort.SpilledBytes()
 			t = newGroupTable(g)
 		}
 	}
+	s.fig.notePeaks(t)
 	order := t.order
 	if s.sort.Spilled() == 0 {
 		if g.sortByID {
@@ -261,6 +325,7 @@ func (s *groupSource) compute() error {
 		s.out.Docs = make([]bson.Raw, len(order))
 		for i, grp := range order {
 			s.out.Docs[i] = groupDoc(g.accs, grp, !g.noID)
+			s.fig.outBytes += int64(len(s.out.Docs[i]))
 		}
 		return nil
 	}
@@ -283,10 +348,14 @@ type groupTable struct {
 	// keep an input value.
 	perValue []int64
 	keeps    []bool
+	// accMem is, per accumulator, the memory of the table's accumulators
+	// of that output field: their overhead, the values they keep, the
+	// states of $accumulator.
+	accMem []int64
 }
 
 func newGroupTable(g *groupStage) *groupTable {
-	t := &groupTable{g: g, index: map[string]*group{}, perValue: make([]int64, len(g.accs)), keeps: make([]bool, len(g.accs))}
+	t := &groupTable{g: g, index: map[string]*group{}, perValue: make([]int64, len(g.accs)), keeps: make([]bool, len(g.accs)), accMem: make([]int64, len(g.accs))}
 	for i, a := range g.accs {
 		switch {
 		case a.op == "$addToSet":
@@ -336,8 +405,11 @@ func (t *groupTable) add(doc bson.Raw, rt *runtime) (int64, error) {
 		t.order = append(t.order, grp)
 		mem += int64(len(k)+len(id.Value)) + groupOverhead + int64(len(g.accs))*accumulatorOverhead
 		for i, a := range g.accs {
+			t.accMem[i] += accumulatorOverhead
 			if a.js != nil {
-				mem += grp.accs[i].(*jsAcc).size()
+				js := grp.accs[i].(*jsAcc).size()
+				mem += js
+				t.accMem[i] += js
 			}
 		}
 	}
@@ -358,12 +430,15 @@ func (t *groupTable) add(doc bson.Raw, rt *runtime) (int64, error) {
 		if err := grp.accs[i].add(doc, v); err != nil {
 			return 0, err
 		}
+		var grew int64
 		switch {
 		case t.perValue[i] > 0:
-			mem += int64(len(v.Value)) + t.perValue[i]
+			grew = int64(len(v.Value)) + t.perValue[i]
 		case a.js != nil:
-			mem += grp.accs[i].(*jsAcc).size() - before
+			grew = grp.accs[i].(*jsAcc).size() - before
 		}
+		mem += grew
+		t.accMem[i] += grew
 	}
 	return mem, nil
 }
@@ -401,7 +476,9 @@ func (s *groupSource) nextMerged() (bson.Raw, error) {
 			return nil, err
 		}
 		if next, ok := s.merge.Peek(); !ok || string(next.Key) != grp.key {
-			return groupDoc(s.g.accs, grp, !s.g.noID), nil
+			doc := groupDoc(s.g.accs, grp, !s.g.noID)
+			s.fig.outBytes += int64(len(doc))
+			return doc, nil
 		}
 		if rec, _, err = s.merge.Next(); err != nil {
 			return nil, err

@@ -652,6 +652,16 @@ type StageStats struct {
 	// SubPipelineRan is set for a $unionWith whose sub-pipeline the run
 	// reached (read once its input was exhausted).
 	SubPipelineRan bool
+	// Own are the stage's own figures, which MongoDB's explain lists
+	// after its specification and before nReturned (a $group's memory and
+	// spills); nil for a stage without any.
+	Own bson.D
+}
+
+// stageFigures is a stage's source that reports figures of its own run
+// to explain (StageStats.Own).
+type stageFigures interface {
+	explainFigures() bson.D
 }
 
 // Explain runs the pipeline over src to the end for explain at
@@ -666,6 +676,7 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 	stats := make([]StageStats, len(p.stages)+1)
 	out := Source(&statsSource{in: src, stats: &stats[0]})
 	unions := make([]*unionSource, len(p.stages)) // a $unionWith's output
+	figures := make([]stageFigures, len(p.stages))
 	for i, s := range p.stages {
 		var run Source
 		switch s.(type) {
@@ -682,6 +693,7 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 			run = s.run(p.rt.guard(out), p.rt)
 		}
 		unions[i], _ = run.(*unionSource)
+		figures[i], _ = run.(stageFigures)
 		out = &statsSource{in: run, stats: &stats[i+1]}
 	}
 	defer out.Close()
@@ -693,6 +705,9 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 		if doc == nil {
 			for i, u := range unions {
 				stats[i+1].SubPipelineRan = u != nil && u.second != nil
+				if figures[i] != nil {
+					stats[i+1].Own = figures[i].explainFigures()
+				}
 			}
 			return stats, nil
 		}

@@ -17,7 +17,8 @@ import (
 // collection-less pipeline has no $cursor stage. From verbosity
 // executionStats (allPlansExecution too) the pipeline runs to
 // the end, its output discarded, and each stage, $cursor included, also
-// reports nReturned and executionTimeMillisEstimate. A $unionWith's
+// reports nReturned and executionTimeMillisEstimate, after the figures of
+// its own run a $group reports (aggregate.StageStats.Own). A $unionWith's
 // sub-pipeline is explained too (explainUnionWith). The pipeline reads
 // the variables the aggregate would ($$NOW, $$CLUSTER_TIME, $$USER_ROLES,
 // let) and runs its scripts ($function, $accumulator) as the aggregate
@@ -92,6 +93,11 @@ func explainAggregate(s *Service, r *Request, a *aggregateArgs, v engine.Verbosi
 			stats = stats[1:] // no $cursor stage
 		}
 		for i, st := range stats {
+			if !(distinct && i == first) {
+				// a stage's own figures (a $group's memory and spills);
+				// the $groupByDistinctScan a $group became has none
+				stages[i] = append(stages[i], st.Own...)
+			}
 			stages[i] = append(stages[i],
 				bson.E{Key: "nReturned", Value: st.NReturned},
 				bson.E{Key: "executionTimeMillisEstimate", Value: st.Elapsed.Milliseconds()})

@@ -90,8 +90,10 @@ func New(o Options) *Sorter {
 // and spills it through SpillRun.
 func (s *Sorter) Account() *Account { return s.acct }
 
-// Spilled is the number of runs written to disk.
-func (s *Sorter) Spilled() int { return len(s.file.runs) }
+// Spilled is the number of runs written to disk, and SpilledBytes the
+// size of the spill file they make.
+func (s *Sorter) Spilled() int        { return len(s.file.runs) }
+func (s *Sorter) SpilledBytes() int64 { return s.file.end }
 
 // Sorted is the number of entries added (Add or Put), and DataSize the
 // memory of those Add took in (a top-k sort's entries refused on arrival

@@ -603,3 +603,89 @@ func setMemoryParameter(t *testing.T, client *mongo.Client, name string, n int64
 	})
 	return set
 }
+
+// TestExplainGroupFigures: at executionStats an explained $group lists,
+// after its specification and before nReturned, the figures of its run as
+// MongoDB's DocumentSourceGroupBase::serialize does: the most memory the
+// accumulators of each output field held (maxAccumulatorMemoryUsageBytes),
+// the size of the documents it returned (totalOutputDataSizeBytes), then
+// usedDisk, spills, spilledDataStorageSize, numBytesSpilledEstimate and
+// spilledRecords, all longs but usedDisk. At queryPlanner verbosity, and
+// for the $bucket Folio explains as written, there are none.
+func TestExplainGroupFigures(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database("groupfigures")
+	coll := db.Collection("c")
+	docs := make([]any, 300)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "k", Value: i % 3}, {Key: "s", Value: strings.Repeat("x", 50)}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	explain := func(pipeline bson.A, verbosity string, allowDiskUse bool) bson.Raw {
+		t.Helper()
+		cmd := bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}, {Key: "allowDiskUse", Value: allowDiskUse}}
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verbosity}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals, _ := out.Lookup("stages").Array().Values()
+		return vals[1].Document()
+	}
+	keys := func(d bson.Raw) []string {
+		els, _ := d.Elements()
+		var ks []string
+		for _, e := range els {
+			ks = append(ks, e.Key())
+		}
+		return ks
+	}
+	group := bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$k"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}, {Key: "p", Value: bson.D{{Key: "$push", Value: "$s"}}}}}}}
+	var outBytes int64
+	for _, d := range aggregateAll(t, coll, group) {
+		outBytes += int64(len(d))
+	}
+	want := []string{"$group", "maxAccumulatorMemoryUsageBytes", "totalOutputDataSizeBytes", "usedDisk", "spills",
+		"spilledDataStorageSize", "numBytesSpilledEstimate", "spilledRecords", "nReturned", "executionTimeMillisEstimate"}
+	st := explain(group, "executionStats", false)
+	if got := keys(st); !slices.Equal(got, want) {
+		t.Fatalf("$group stage fields %v, want %v", got, want)
+	}
+	mem := st.Lookup("maxAccumulatorMemoryUsageBytes").Document()
+	if got := keys(mem); !slices.Equal(got, []string{"n", "p"}) {
+		t.Fatalf("maxAccumulatorMemoryUsageBytes %s", mem)
+	}
+	// $push keeps its 300 values of 50 bytes and more
+	if n, p := mem.Lookup("n").Int64(), mem.Lookup("p").Int64(); n <= 0 || p < 300*50 || p <= n {
+		t.Fatalf("maxAccumulatorMemoryUsageBytes %s", mem)
+	}
+	if got := st.Lookup("totalOutputDataSizeBytes").Int64(); got != outBytes {
+		t.Fatalf("totalOutputDataSizeBytes %d, the output is %d bytes", got, outBytes)
+	}
+	if st.Lookup("usedDisk").Boolean() || st.Lookup("spills").Int64() != 0 || st.Lookup("spilledDataStorageSize").Int64() != 0 ||
+		st.Lookup("numBytesSpilledEstimate").Int64() != 0 || st.Lookup("spilledRecords").Int64() != 0 {
+		t.Fatalf("an in-memory $group: %s", st)
+	}
+	if got := keys(explain(group, "queryPlanner", false)); !slices.Equal(got, []string{"$group"}) {
+		t.Fatalf("queryPlanner $group stage fields %v", got)
+	}
+	bucket := bson.A{bson.D{{Key: "$bucket", Value: bson.D{{Key: "groupBy", Value: "$k"}, {Key: "boundaries", Value: bson.A{0, 5}}}}}}
+	if got := keys(explain(bucket, "executionStats", false)); !slices.Equal(got, []string{"$bucket", "nReturned", "executionTimeMillisEstimate"}) {
+		t.Fatalf("$bucket stage fields %v", got)
+	}
+
+	// one group per document, spilled every few groups
+	setMemoryParameter(t, client, "internalDocumentSourceGroupMaxMemoryBytes", 20000)
+	byID := bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$_id"}, {Key: "p", Value: bson.D{{Key: "$push", Value: "$s"}}}}}}}
+	st = explain(byID, "executionStats", true)
+	spills, records := st.Lookup("spills").Int64(), st.Lookup("spilledRecords").Int64()
+	if !st.Lookup("usedDisk").Boolean() || spills < 2 || records < spills || records > 300 ||
+		st.Lookup("spilledDataStorageSize").Int64() < records*50 || st.Lookup("numBytesSpilledEstimate").Int64() < records*50 {
+		t.Fatalf("a spilled $group: %s", st)
+	}
+	if p := st.Lookup("maxAccumulatorMemoryUsageBytes", "p").Int64(); p <= 0 || p > 20000 {
+		t.Fatalf("a spilled $group's accumulator peak: %s", st)
+	}
+}
