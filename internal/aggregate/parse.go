@@ -53,6 +53,9 @@ type parser struct {
 	// textScore is whether the stage being parsed may read {$meta:
 	// "textScore"}, which a $facet's sub-pipelines inherit.
 	textScore bool
+	// geoNear is whether it may read {$meta: "geoNearDistance"} and
+	// {$meta: "geoNearPoint"}, which a $facet's sub-pipelines inherit.
+	geoNear bool
 }
 
 // sub returns a parser for a nested pipeline reading coll.
@@ -73,7 +76,7 @@ func (p *parser) sub(w where, noColl bool, coll string, scope *expr.Scope) (*par
 			facetStage = "$unionWith"
 		}
 	}
-	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, facetStage: facetStage, depth: depth, ctx: p.ctx, textScore: w == inFacet && p.textScore}, nil
+	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, facetStage: facetStage, depth: depth, ctx: p.ctx, textScore: w == inFacet && p.textScore, geoNear: w == inFacet && p.geoNear}, nil
 }
 
 // checkViewNesting parses the stages of the view coll names, when it is
@@ -101,6 +104,29 @@ func (p *parser) checkViewNesting(coll string) error {
 		p.textScore = true
 	}
 	return nil
+}
+
+// unavailableMeta is MongoDB's refusal (DepsTracker::setNeedsMetadata,
+// 40218) of a stage reading the metadata names that its pipeline cannot
+// give: the text score without a leading $text search (text), the
+// $geoNear distance and point without a leading $geoNear (geo). It names
+// the first in MongoDB's order of metadata types (distance, point, text
+// score).
+func unavailableMeta(names []string, text, geo bool) error {
+	switch {
+	case !geo && slices.Contains(names, "geoNearDistance"):
+		return errMetaUnavailable("$geoNear distance")
+	case !geo && slices.Contains(names, "geoNearPoint"):
+		return errMetaUnavailable("$geoNear point")
+	case !text && slices.Contains(names, "textScore"):
+		return errMetaUnavailable("text score")
+	}
+	return nil
+}
+
+// errMetaUnavailable is DepsTracker's 40218 for the metadata what.
+func errMetaUnavailable(what string) error {
+	return mongoerr.New(mongoerr.TextScoreUnavailable, "query requires %s metadata, but it is not available", what)
 }
 
 // notInFacet are the stages MongoDB refuses in a $facet's pipeline
@@ -150,8 +176,14 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 	// may): otherwise they fail with 40218 (DepsTracker::setNeedsMetadata).
 	// Later stages are not checked; there a document without a score has
 	// it missing (ExpressionMeta::evaluate).
-	textScore := p.textScore
-	defer func(inherited bool) { p.textScore = inherited }(p.textScore)
+	//
+	// geoNear: likewise the $geoNear distance and point, available when
+	// the pipeline reads a collection through a leading $geoNear
+	// (PipelineD::buildInnerQueryExecutorGeoNear makes them available to
+	// the dependency analysis, which otherwise has them unavailable); a
+	// pipeline reading no collection is not analysed.
+	textScore, geoNear := p.textScore, p.geoNear || p.noColl
+	defer func(text, geo bool) { p.textScore, p.geoNear = text, geo }(p.textScore, p.geoNear)
 	for i, doc := range docs {
 		elems, err := doc.Elements()
 		if err != nil || len(elems) != 1 {
@@ -161,7 +193,7 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		if err := p.checkPosition(name, i, len(docs)); err != nil {
 			return nil, err
 		}
-		p.textScore = textScore
+		p.textScore, p.geoNear = textScore, geoNear
 		s, err := p.stage(name, arg)
 		if err != nil {
 			return nil, err
@@ -172,12 +204,14 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		if i == 0 && isTextMatch(s) {
 			textScore = true
 		}
+		if i == 0 && name == "$geoNear" {
+			geoNear = true
+		}
 		switch name {
 		case "$lookup", "$unionWith", "$facet":
 			// Their sub-pipelines were checked as they were parsed.
 		default:
-			if !textScore && slices.Contains(expr.MetaNames(arg), "textScore") {
-				err := mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+			if err := unavailableMeta(expr.MetaNames(arg), textScore, geoNear); err != nil {
 				if p.where != inLookup && p.where != inUnion {
 					return nil, err
 				}
@@ -190,7 +224,7 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		}
 		switch name {
 		case "$group", "$bucket", "$bucketAuto", "$count", "$sortByCount", "$facet":
-			textScore = true
+			textScore, geoNear = true, true
 		}
 		// As MongoDB (Pipeline::validateCommon), each pipeline may start
 		// with a $match on $text: a $lookup's or $unionWith's sub-pipeline

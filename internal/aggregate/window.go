@@ -85,11 +85,12 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 			if fields, dirs := srt.Fields(); len(fields) == 1 {
 				s.sortField, s.sortDir = fields[0], dirs[0]
 				// A rank's value is the sortBy's: its field, or for
-				// {$meta: "textScore"} that expression (MongoDB's
+				// {$meta: "textScore"} or {$meta: "geoNearDistance"}
+				// that expression (MongoDB's
 				// ExpressionFromRankAccumulator takes the sort part's
 				// expression).
 				value := stringValue("$" + fields[0])
-				if srt.NeedsTextScore() {
+				if srt.ByMeta() {
 					value = f.val.Document().Index(0).Value()
 				}
 				if s.sortValue, err = expr.Compile(value, p.scope); err != nil {

@@ -203,6 +203,9 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 		// The keys are read from the whole document: no covered plan.
 		q.sortKeys, q.projDoc = q.sort, nil
 	}
+	if err := checkGeoNearMeta(q); err != nil {
+		return q, err
+	}
 	if o.ReturnKey {
 		// Nothing of the projection is answered: no covered plan, but
 		// one reading only the keys when no sortKey field needs the
@@ -220,6 +223,27 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 	q.indexKeys = o.IndexKeys || q.proj != nil && q.proj.NeedsMeta("indexKey")
 	q.recordIDs = o.RecordIDs || o.ResumeToken || q.proj != nil && q.proj.NeedsMeta("recordId")
 	return q, nil
+}
+
+// checkGeoNearMeta is MongoDB's refusal (CanonicalQuery::isValid has the
+// $geoNear metadata unavailable without a $near; DepsTracker's 40218) of
+// a projection, then a sort, reading the $geoNear distance or point in a
+// find whose filter has no $near or $nearSphere.
+func checkGeoNearMeta(q compiledFind) error {
+	dist := q.proj != nil && q.proj.NeedsMeta("geoNearDistance")
+	point := q.proj != nil && q.proj.NeedsMeta("geoNearPoint")
+	sortDist := q.sort != nil && q.sort.NeedsGeoNearDistance()
+	if !dist && !point && !sortDist {
+		return nil
+	}
+	if near, _ := q.filter.GeoNear(); near != nil {
+		return nil
+	}
+	what := "$geoNear distance"
+	if !dist && point {
+		what = "$geoNear point"
+	}
+	return mongoerr.New(mongoerr.TextScoreUnavailable, "query requires %s metadata, but it is not available", what)
 }
 
 // errSortKeyCollation refuses {$meta: "sortKey"} under a collation: MongoDB

@@ -1448,7 +1448,9 @@ const (
 	TextLanguageNotString Code = 17261
 	// TextLanguageUnsupported: a document whose language override names no supported language.
 	TextLanguageUnsupported Code = 17262
-	// TextScoreUnavailable: {$meta: "textScore"} in a query or pipeline without $text.
+	// TextScoreUnavailable: {$meta} of metadata a query or pipeline cannot give
+	// ("textScore" without $text, "geoNearDistance" or "geoNearPoint" without
+	// $near or a leading $geoNear): MongoDB's Location40218.
 	TextScoreUnavailable Code = 40218
 	// GeoExtractKeys: a document whose 2dsphere field holds a malformed geometry.
 	GeoExtractKeys Code = 16755

@@ -34,13 +34,15 @@ type sortKey struct {
 	desc  bool
 	// textScore sorts by the document's text score, highest first;
 	// randVal by its randVal metadata, which no document of a find or of
-	// a stage other than $sample carries (a missing key).
-	textScore, randVal bool
+	// a stage other than $sample carries (a missing key); geoNear by the
+	// distance a $near or $geoNear measured, farthest first (SortPattern
+	// sorts every $meta key descending).
+	textScore, randVal, geoNear bool
 }
 
 // byMeta reports whether the key is a {$meta} one, read from the
 // document's metadata rather than from a path.
-func (k sortKey) byMeta() bool { return k.textScore || k.randVal }
+func (k sortKey) byMeta() bool { return k.textScore || k.randVal || k.geoNear }
 
 // MaxCompoundFields is the most fields a sort or an index key pattern may
 // name (Ordering's kMaxCompoundIndexKeys).
@@ -49,9 +51,10 @@ const MaxCompoundFields = 32
 // CompileSort parses a sort specification such as {a: 1, b: -1}. Each value
 // must be 1 or -1 (any numeric type); {$natural: ±1} requests natural order
 // and is reported by Natural; {$meta: "textScore"} sorts by the text
-// score, highest first, and {$meta: "randVal"} by the randVal metadata
-// (SortPattern takes both), which Folio's documents never carry: its keys
-// are all missing.
+// score, highest first, {$meta: "geoNearDistance"} by the $near or
+// $geoNear distance, farthest first, and {$meta: "randVal"} by the randVal
+// metadata (MongoDB 7.0's SortPattern takes the three), which Folio's
+// documents never carry: its keys are all missing.
 func CompileSort(spec bson.Raw) (*Sort, error) { return compileSort(spec, false) }
 
 // CompileSortPattern parses an aggregation's sort specification ($sort,
@@ -84,7 +87,7 @@ func compileSort(spec bson.Raw, pattern bool) (*Sort, error) {
 				arg := bson.Raw(v.Value).Lookup("$meta")
 				name, _ := arg.StringValueOK()
 				switch name {
-				case "textScore", "randVal":
+				case "textScore", "randVal", "geoNearDistance":
 				case "searchScore":
 					return nil, mongoerr.New(mongoerr.SortMetaSearchScore, "$meta sort by 'searchScore' metadata is not supported")
 				case "searchHighlights":
@@ -92,7 +95,7 @@ func compileSort(spec bson.Raw, pattern bool) (*Sort, error) {
 				default:
 					return nil, mongoerr.New(mongoerr.SortMetaIllegal, "Illegal $meta sort: %s", values.ShellElement("$meta", arg))
 				}
-				s.keys = append(s.keys, sortKey{field: field, desc: true, textScore: name == "textScore", randVal: name == "randVal"})
+				s.keys = append(s.keys, sortKey{field: field, desc: true, textScore: name == "textScore", randVal: name == "randVal", geoNear: name == "geoNearDistance"})
 				continue
 			}
 			return nil, mongoerr.New(mongoerr.SortMetaOnly, "$meta is the only expression supported by $sort right now")
@@ -170,24 +173,31 @@ func (s *Sort) NeedsTextScore() bool {
 	return slices.ContainsFunc(s.keys, func(k sortKey) bool { return k.textScore })
 }
 
-// KeysMeta is KeysErr with the text score keys taken from meta: null for
-// a document without a score (one an $or's other branch found beside its
-// $text), as MongoDB's SortKeyGenerator keys a missing $meta value. A
-// query or pipeline with no $text at all is refused before it runs (40218).
+// NeedsGeoNearDistance reports whether the sort orders by {$meta:
+// "geoNearDistance"}.
+func (s *Sort) NeedsGeoNearDistance() bool {
+	return slices.ContainsFunc(s.keys, func(k sortKey) bool { return k.geoNear })
+}
+
+// KeysMeta is KeysErr with the text score and $geoNear distance keys
+// taken from meta: null for a document without one (one an $or's other
+// branch found beside its $text), as MongoDB's SortKeyGenerator keys a
+// missing $meta value. A query or pipeline that cannot give them at all is
+// refused before it runs (40218).
 func (s *Sort) KeysMeta(doc bson.Raw, meta docsrc.Meta) ([]bson.RawValue, error) {
 	keys, err := s.KeysErr(doc)
 	if err != nil {
 		return nil, err
 	}
 	for i, k := range s.keys {
-		if !k.textScore {
-			continue
-		}
-		if !meta.HasTextScore {
+		switch {
+		case k.textScore && meta.HasTextScore:
+			keys[i] = bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, meta.TextScore)}
+		case k.geoNear && meta.HasGeoNear:
+			keys[i] = bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, meta.GeoNearDistance)}
+		case k.textScore, k.geoNear:
 			keys[i] = bson.RawValue{Type: bson.TypeNull}
-			continue
 		}
-		keys[i] = bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, meta.TextScore)}
 	}
 	return keys, nil
 }

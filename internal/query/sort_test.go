@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -100,6 +101,7 @@ func TestSortSpec(t *testing.T) {
 		{`{"a": {"$meta": "bogus"}}`, 31138, `Illegal $meta sort: $meta: "bogus"`},
 		{`{"a": {"$meta": 1}}`, 31138, `Illegal $meta sort: $meta: 1`},
 		{`{"a": {"$meta": "indexKey"}}`, 31138, `Illegal $meta sort: $meta: "indexKey"`},
+		{`{"a": {"$meta": "geoNearPoint"}}`, 31138, `Illegal $meta sort: $meta: "geoNearPoint"`},
 		{`{"a": {"$meta": "searchScore"}}`, 31218, "$meta sort by 'searchScore' metadata is not supported"},
 		{`{"a": {"$meta": "searchHighlights"}}`, 31219, "$meta sort by 'searchHighlights' metadata is not supported"},
 		{`{"a": {"$meta": "textScore", "extra": 1}}`, 9, "Cannot have additional keys in a $meta sort specification"},
@@ -151,5 +153,35 @@ func TestSortParallelArrays(t *testing.T) {
 		} else if len(keys) != len(s.keys) {
 			t.Errorf("%s on %s: KeysErr %v", tt.spec, tt.doc, keys)
 		}
+	}
+}
+
+// TestSortGeoNearDistance: MongoDB 7.0's SortPattern sorts by {$meta:
+// "geoNearDistance"}, descending as every $meta key, a document without a
+// distance keyed null.
+func TestSortGeoNearDistance(t *testing.T) {
+	s, err := CompileSort(ext(t, `{"d": {"$meta": "geoNearDistance"}, "a": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.NeedsGeoNearDistance() || !s.ByMeta() || s.NeedsTextScore() {
+		t.Fatalf("NeedsGeoNearDistance %v ByMeta %v NeedsTextScore %v", s.NeedsGeoNearDistance(), s.ByMeta(), s.NeedsTextScore())
+	}
+	doc := ext(t, `{"a": 1}`)
+	key := func(m docsrc.Meta) []bson.RawValue {
+		k, err := s.KeysMeta(doc, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	near := key(docsrc.Meta{HasGeoNear: true, GeoNearDistance: 2})
+	far := key(docsrc.Meta{HasGeoNear: true, GeoNearDistance: 7.5})
+	none := key(docsrc.Meta{})
+	if near[0].Double() != 2 || none[0].Type != bson.TypeNull {
+		t.Fatalf("keys %v %v", near, none)
+	}
+	if s.CompareKeys(far, near) >= 0 || s.CompareKeys(near, none) >= 0 {
+		t.Fatal("want the farthest first and a missing distance last")
 	}
 }

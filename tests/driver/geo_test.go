@@ -1065,3 +1065,59 @@ func TestGeoKeyErrorReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestSortByGeoNearDistance: MongoDB 7.0 sorts by {$meta:
+// "geoNearDistance"} (SortPattern), farthest first as every $meta sort,
+// in a find with $near and after a leading $geoNear; without them the
+// $geoNear metadata is unavailable (CanonicalQuery::isValid,
+// PipelineD::buildInnerQueryExecutorGeoNear) and a sort, projection or
+// expression reading it fails with 40218 (DepsTracker::setNeedsMetadata).
+func TestSortByGeoNearDistance(t *testing.T) {
+	client, coll, _ := geoMetaColl(t, "sortdist")
+	ctx := context.Background()
+	descending := func(what string, out []bson.Raw, field string) {
+		t.Helper()
+		if len(out) < 2 {
+			t.Fatalf("%s: %d documents", what, len(out))
+		}
+		for i := 1; i < len(out); i++ {
+			if out[i-1].Lookup(field).Double() < out[i].Lookup(field).Double() {
+				t.Fatalf("%s: not farthest first at %d: %s", what, i, docsString(out))
+			}
+		}
+	}
+	near := doc("loc", doc("$near", doc("$geometry", geoPoint(10, 20), "$maxDistance", 3e6)))
+	out := findAll(t, coll, near, options.Find().
+		SetSort(doc("d", doc("$meta", "geoNearDistance"))).
+		SetProjection(doc("d", doc("$meta", "geoNearDistance"))))
+	descending("find", out, "d")
+	out = aggregateAll(t, coll, bson.A{
+		doc("$geoNear", doc("near", geoPoint(10, 20), "distanceField", "dist", "maxDistance", 3e6)),
+		doc("$sort", doc("d", doc("$meta", "geoNearDistance"))),
+	})
+	descending("aggregate", out, "dist")
+
+	db := client.Database("geo")
+	for _, tc := range []struct {
+		name string
+		cmd  bson.D
+		what string
+	}{
+		{"find sort", doc("find", coll.Name(), "sort", doc("d", doc("$meta", "geoNearDistance"))), "$geoNear distance"},
+		{"find projection", doc("find", coll.Name(), "projection", doc("p", doc("$meta", "geoNearPoint"))), "$geoNear point"},
+		{"aggregate $sort", doc("aggregate", coll.Name(), "pipeline", bson.A{doc("$sort", doc("d", doc("$meta", "geoNearDistance")))}, "cursor", doc()), "$geoNear distance"},
+		{"aggregate $project", doc("aggregate", coll.Name(), "pipeline", bson.A{doc("$match", doc()), doc("$project", doc("p", doc("$meta", "geoNearPoint")))}, "cursor", doc()), "$geoNear point"},
+	} {
+		err := db.RunCommand(ctx, tc.cmd).Err()
+		requireError(t, err, 40218, "Location40218", "query requires "+tc.what+" metadata, but it is not available")
+	}
+	// After a stage that rebuilds its documents, nothing is checked: the
+	// metadata is missing there.
+	out = aggregateAll(t, coll, bson.A{
+		doc("$group", doc("_id", nil)),
+		doc("$project", doc("d", doc("$meta", "geoNearDistance"))),
+	})
+	if len(out) != 1 || out[0].Lookup("d").Type != 0 {
+		t.Fatalf("after $group: %s", docsString(out))
+	}
+}
