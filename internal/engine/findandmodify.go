@@ -58,8 +58,12 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 	}
 	if len(s.Sort) > 0 {
 		err := checkNaturalSort(s.Sort, s.Hint)
+		var srt *query.Sort
 		if err == nil {
-			_, err = query.CompileSort(s.Sort)
+			srt, err = query.CompileSort(s.Sort)
+		}
+		if err == nil {
+			err = checkSortMeta(f, srt)
 		}
 		if err != nil {
 			return FindAndModifyResult{}, err
@@ -156,6 +160,23 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		}
 	}
 	return res, nil
+}
+
+// checkSortMeta refuses a sort reading metadata the filter f cannot give
+// (40218): the $geoNear distance without a $near, the text score without
+// $text. MongoDB's findAndModify meets it as it canonicalizes its query
+// (ParsedUpdate::parseQueryToCQ, ParsedDelete), before any plan runs, so
+// the error is not one of the plan executor's.
+func checkSortMeta(f *query.Filter, srt *query.Sort) error {
+	if err := checkGeoNearMeta(compiledFind{filter: f, sort: srt}); err != nil {
+		return err
+	}
+	if srt.NeedsTextScore() {
+		if ts, err := f.Text(); err == nil && ts == nil {
+			return mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+		}
+	}
+	return nil
 }
 
 // projection compiles s's fields (nil when none) as MongoDB's

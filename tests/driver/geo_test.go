@@ -1121,3 +1121,24 @@ func TestSortByGeoNearDistance(t *testing.T) {
 		t.Fatalf("after $group: %s", docsString(out))
 	}
 }
+
+// TestFindAndModifySortMetaUnavailable: findAndModify meets a sort by
+// metadata its query cannot give as MongoDB canonicalizes the query
+// (ParsedUpdate::parseQueryToCQ): 40218 with DepsTracker's message, not
+// wrapped as an error of the plan executor, and nothing is modified.
+func TestFindAndModifySortMetaUnavailable(t *testing.T) {
+	client, coll, _ := geoMetaColl(t, "famsort")
+	ctx := context.Background()
+	db := client.Database("geo")
+	for _, tc := range []struct{ meta, what string }{
+		{"geoNearDistance", "$geoNear distance"},
+		{"textScore", "text score"},
+	} {
+		err := db.RunCommand(ctx, doc("findAndModify", coll.Name(), "query", doc(),
+			"sort", doc("s", doc("$meta", tc.meta)), "update", doc("$set", doc("x", 1)))).Err()
+		requireError(t, err, 40218, "Location40218", "query requires "+tc.what+" metadata, but it is not available")
+	}
+	if n, err := coll.CountDocuments(ctx, doc("x", 1)); err != nil || n != 0 {
+		t.Fatalf("%d documents modified (%v), want none", n, err)
+	}
+}
