@@ -21,13 +21,13 @@ const outBatch = 1000
 // A batch of $merge's writes ends as MongoDB 7.0's DocumentSourceWriter
 // ends one: before a document whose write statement would take the
 // batch's statements past BSONObjMaxUserSize (16 MiB), or when it holds
-// kMaxWriteBatchSize (100,000) statements. A statement's size is estimated
-// as the document's plus what the update statement around it adds (its on
-// field query, upsert and multi flags), as MongoDB estimates it.
+// kMaxWriteBatchSize (100,000) statements. A statement's size is what
+// mergeStage.statementBytes estimates.
 const (
-	mergeBatchCount     = 100000
-	mergeBatchBytes     = 16 << 20
-	mergeStatementBytes = 64
+	mergeBatchCount = 100000
+	mergeBatchBytes = 16 << 20
+	// arrayElementBytes is MongoDB's kWriteCommandBSONArrayPerElementOverheadBytes.
+	arrayElementBytes = 7
 )
 
 // outStage is $out: the documents replace the content of the target
@@ -149,6 +149,9 @@ type mergeStage struct {
 	// newVar: the whenMatched pipeline sees the document as $$new
 	// without let naming it.
 	newVar bool
+	// pipelineBytes is the size MongoDB counts for the whenMatched
+	// pipeline as an update modification (UpdateModification::objsize).
+	pipelineBytes int
 }
 
 func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
@@ -267,10 +270,12 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 		if s.pipeline, err = sp.pipeline(pipeline); err != nil {
 			return nil, err
 		}
+		s.pipelineBytes = arrayElementBytes
 		for _, st := range pipeline {
 			if name := st.Index(0).Key(); !AllowedInUpdate(name) {
 				return nil, mongoerr.New(mongoerr.InvalidOptions, "%s is not allowed to be used within an update", name)
 			}
+			s.pipelineBytes += len(st) + arrayElementBytes
 		}
 	}
 	return s, nil
@@ -386,14 +391,23 @@ func (s *mergeStage) run(in Source, rt *runtime) Source {
 			if doc == nil {
 				return nil, b.end()
 			}
-			size := len(doc) + mergeStatementBytes
+			// A document without _id matched on _id gets a new one, so it
+			// is inserted.
+			if _, err := doc.LookupErr("_id"); err != nil && s.onID() {
+				doc = buildDoc(append([]field{{"_id", newObjectID()}}, fieldsOf(doc)...))
+			}
+			vars, err := s.letVars(doc, rt)
+			if err != nil {
+				return nil, err
+			}
+			size := s.statementBytes(doc, vars)
 			if b.n > 0 && (b.bytes+size > mergeBatchBytes || b.n >= mergeBatchCount) {
 				if err := b.end(); err != nil {
 					return nil, err
 				}
 			}
 			b.bytes += size
-			if err := b.add(doc); err != nil {
+			if err := b.add(doc, vars); err != nil {
 				return nil, err
 			}
 		}
@@ -445,17 +459,60 @@ func MergeOnValue(path string, v bson.RawValue) error {
 	return nil
 }
 
-// add merges doc into the target. Only an invalid on value fails at once,
-// as MongoDB checks it before it batches the write.
-func (b *mergeBatch) add(doc bson.Raw) error {
+// letVars are the values of the variables a whenMatched pipeline sees for
+// doc, nil for the other modes. As MongoDB resolves them when it batches
+// the document's write, a failure to evaluate one fails at once.
+func (s *mergeStage) letVars(doc bson.Raw, rt *runtime) (map[string]bson.RawValue, error) {
+	if s.whenMatched != "pipeline" {
+		return nil, nil
+	}
+	vars := make(map[string]bson.RawValue, len(s.letNames)+1)
+	if s.newVar {
+		vars["new"] = docValue(doc)
+	}
+	for i, e := range s.letExprs {
+		v, err := e.Eval(rt.ectx, doc)
+		if err != nil {
+			return nil, err
+		}
+		vars[s.letNames[i]] = v
+	}
+	return vars, nil
+}
+
+// statementBytes is the size MongoDB 7.0 counts for doc's write in a
+// batch, where the writes are local (LocalWriteSizeEstimator, a
+// standalone or a primary): the update modification's size, which is
+// the document for replace (and for whenMatched fail's insert),
+// {$set: doc} for merge, {$setOnInsert: doc} for keepExisting, the
+// pipeline for a whenMatched pipeline, plus the object of its let
+// variables' values (a missing value is left out). The on field query
+// and the statement's flags are not counted.
+func (s *mergeStage) statementBytes(doc bson.Raw, vars map[string]bson.RawValue) int {
+	switch s.whenMatched {
+	case "merge":
+		return len(doc) + len("$set") + 7 // {$set: doc}
+	case "keepExisting":
+		return len(doc) + len("$setOnInsert") + 7 // {$setOnInsert: doc}
+	case "pipeline":
+		size := s.pipelineBytes + 5 // the empty object of the variables
+		for name, v := range vars {
+			if v.Type != 0 {
+				size += 2 + len(name) + len(v.Value)
+			}
+		}
+		return size
+	}
+	return len(doc)
+}
+
+// add merges doc into the target, a whenMatched pipeline seeing vars
+// (mergeStage.letVars). Only an invalid on value fails at once, as MongoDB
+// checks it before it batches the write.
+func (b *mergeBatch) add(doc bson.Raw, vars map[string]bson.RawValue) error {
 	s, rt := b.s, b.rt
 	at := b.n
 	b.n++
-	// A document without _id matched on _id gets a new one, so it is
-	// inserted.
-	if _, err := doc.LookupErr("_id"); err != nil && s.onID() {
-		doc = buildDoc(append([]field{{"_id", newObjectID()}}, fieldsOf(doc)...))
-	}
 	start, filter := bsoncore.AppendDocumentStart(nil)
 	var key []byte
 	for _, path := range s.on {
@@ -498,7 +555,7 @@ func (b *mergeBatch) add(doc bson.Raw) error {
 	if s.whenMatched != "keepExisting" {
 		b.writeInserts()
 	}
-	if err := s.update(doc, target, rt); err != nil {
+	if err := s.update(doc, target, vars, rt); err != nil {
 		b.fail(at, err)
 	}
 	return nil
@@ -580,8 +637,8 @@ func (b *mergeBatch) end() error {
 }
 
 // update writes doc into target, its match, as whenMatched says
-// (keepExisting leaves it).
-func (s *mergeStage) update(doc, target bson.Raw, rt *runtime) error {
+// (keepExisting leaves it); a pipeline sees vars.
+func (s *mergeStage) update(doc, target bson.Raw, vars map[string]bson.RawValue, rt *runtime) error {
 	id := target.Lookup("_id")
 	var repl bson.Raw
 	switch s.whenMatched {
@@ -596,17 +653,6 @@ func (s *mergeStage) update(doc, target bson.Raw, rt *runtime) error {
 		}
 		repl = buildDoc(fs)
 	default: // pipeline
-		vars := make(map[string]bson.RawValue, len(s.letNames)+1)
-		if s.newVar {
-			vars["new"] = docValue(doc)
-		}
-		for i, e := range s.letExprs {
-			v, err := e.Eval(rt.ectx, doc)
-			if err != nil {
-				return err
-			}
-			vars[s.letNames[i]] = v
-		}
 		src := runStages(s.pipeline, &SliceSource{Docs: []bson.Raw{target}}, rt.withVars(vars))
 		var err error
 		repl, err = src.Next()

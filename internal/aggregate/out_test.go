@@ -82,3 +82,56 @@ func TestMergeBatchBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeStatementBytes: $merge counts a write as MongoDB 7.0's
+// LocalWriteSizeEstimator does (mode_replace_fail.js's unordered batch
+// case): the replacement document for replace, {$set: doc} for merge,
+// the pipeline and the object of its variables ({new: doc}) for a
+// whenMatched pipeline, nothing for the on field query. Of twenty
+// documents whose statements are exactly 1 MiB, the first batch holds
+// sixteen; one byte more and it holds fifteen. With whenNotMatched fail
+// and _id 3 unmatched, the batch's other documents are updated, the later
+// ones are not.
+func TestMergeStatementBytes(t *testing.T) {
+	set := bson.D{{Key: "$set", Value: bson.D{{Key: "p", Value: "$$new.p"}}}}
+	setBytes := len(mustMarshal(set))
+	for _, tc := range []struct {
+		whenMatched any
+		overhead    int // of the statement, beyond the document
+	}{
+		{"replace", 0},
+		{"merge", 11}, // {$set: doc}
+		// the pipeline: its stage and the array's, 7 bytes each; the
+		// variables: {new: doc}
+		{bson.A{set}, setBytes + 14 + 10},
+	} {
+		for _, extra := range []int{0, 1} {
+			var docs, target []bson.Raw
+			for i := range int32(20) {
+				doc := mustMarshal(bson.D{{Key: "_id", Value: i}, {Key: "p", Value: ""}})
+				pad := strings.Repeat("x", 1<<20-tc.overhead-len(doc)+extra)
+				docs = append(docs, mustMarshal(bson.D{{Key: "_id", Value: i}, {Key: "p", Value: pad}}))
+				if i != 3 {
+					target = append(target, mustMarshal(bson.D{{Key: "_id", Value: i}}))
+				}
+			}
+			c := stageCase{
+				Docs:     docs,
+				Colls:    map[string][]bson.Raw{"t": target},
+				Pipeline: []bson.Raw{mustMarshal(bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "t"}, {Key: "whenMatched", Value: tc.whenMatched}, {Key: "whenNotMatched", Value: "fail"}}}})},
+			}
+			_, env, err := runCaseOn(c, "")
+			if e := mongoerr.As(err); e == nil || e.Code != mongoerr.MergeStageNoMatchingDocument {
+				t.Fatalf("%v +%d: %v, want 13113", tc.whenMatched, extra, err)
+			}
+			batch := int32(16 - extra)
+			for _, d := range env.colls["test.t"] {
+				id := d.Lookup("_id").Int32()
+				_, err := d.LookupErr("p")
+				if padded := err == nil; padded != (id < batch) {
+					t.Errorf("%v +%d: _id %d updated: %v, want %v", tc.whenMatched, extra, id, padded, id < batch)
+				}
+			}
+		}
+	}
+}
