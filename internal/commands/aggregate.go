@@ -139,15 +139,8 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	a.opts.Env = engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal(), bypass: r.args.bool("bypassDocumentValidation"),
-		views: func(db, coll string) (string, []bson.Raw, bool, error) { return s.resolveView(r, db, coll) },
-		timeseries: func(db, coll string) (*tsColl, bool, error) {
-			v, err := s.lookupView(r, db, coll)
-			if err != nil || v == nil {
-				return nil, false, err
-			}
-			ts, err := s.tsOfView(r, db, v)
-			return ts, true, err
-		},
+		views:          func(db, coll string) (string, []bson.Raw, bool, error) { return s.resolveView(r, db, coll) },
+		timeseries:     s.outTimeseries(r),
 		maxDensifyDocs: a.opts.MaxDensifyDocs, maxPushBytes: a.opts.MaxPushBytes, maxAddToSetBytes: a.opts.MaxAddToSetBytes,
 		maxTopNBytes: a.opts.MaxTopNBytes, maxWindowBytes: a.opts.WindowMemoryLimit, maxDensifyBytes: a.opts.DensifyMemoryLimit, maxGroupBytes: a.opts.GroupMemoryLimit,
 		maxLookupBytes: a.opts.LookupMaxBytes, maxFacetBytes: a.opts.FacetMaxOutputBytes, facetBufferBytes: a.opts.FacetBufferBytes}

@@ -135,12 +135,27 @@ func (o *output) Write(docs []bson.Raw) error {
 }
 
 // Commit renames tmp over the target, then makes a new time series
-// collection's view.
+// collection's view; when it fails, tmp is dropped.
 func (o *output) Commit() error {
+	err := o.commit()
+	if err != nil {
+		o.Abort()
+	}
+	return err
+}
+
+func (o *output) commit() error {
 	if o.fill != nil {
 		if err := o.fill.close(); err != nil {
 			return err
 		}
+	}
+	if o.newView {
+		made, err := o.madeMeanwhile()
+		if err != nil {
+			return err
+		}
+		o.newView = !made
 	}
 	if err := o.env.e.RenameCollection(o.db, o.tmp, o.db, o.target(), true); err != nil {
 		return err
@@ -153,7 +168,40 @@ func (o *output) Commit() error {
 	if err == nil && len(werrs) > 0 {
 		err = werrs[0].Err
 	}
+	if mongoerr.Is(err, mongoerr.DuplicateKey) {
+		// the view's _id is its namespace: one was made since the check
+		if made, merr := o.madeMeanwhile(); merr != nil || made {
+			return merr
+		}
+	}
 	return err
+}
+
+// madeMeanwhile looks at the name of the time series collection the $out
+// creates, as MongoDB's createTimeseriesView does when its create finds
+// the name taken: a time series collection of the same options made since
+// the $out began (by another $out, a create) stands (made), and anything
+// else there fails the $out with NamespaceExists, as create would.
+func (o *output) madeMeanwhile() (made bool, err error) {
+	exists := mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", o.db, o.coll)
+	if o.env.e.Collection(o.db, o.coll) != nil {
+		return false, exists
+	}
+	if o.env.timeseries == nil {
+		return false, nil
+	}
+	ts, isView, err := o.env.timeseries(o.db, o.coll)
+	switch {
+	case err != nil:
+		return false, err
+	case ts != nil && ts.o.Same(o.ts.o):
+		return true, nil
+	case ts != nil:
+		return false, mongoerr.New(mongoerr.NamespaceExists, "A timeseries collection already exists. NS: %s.%s", o.db, o.coll)
+	case isView:
+		return false, exists
+	}
+	return false, nil
 }
 
 // Abort drops tmp.

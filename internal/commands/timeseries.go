@@ -45,6 +45,19 @@ func (s *Service) timeseriesOf(r *Request, db, name string) (*tsColl, error) {
 	return s.tsOfView(r, db, v)
 }
 
+// outTimeseries is engineEnv.timeseries for the commands of r: whether
+// db.coll is a view, and the time series collection it is.
+func (s *Service) outTimeseries(r *Request) func(db, coll string) (*tsColl, bool, error) {
+	return func(db, coll string) (*tsColl, bool, error) {
+		v, err := s.lookupView(r, db, coll)
+		if err != nil || v == nil {
+			return nil, false, err
+		}
+		ts, err := s.tsOfView(r, db, v)
+		return ts, true, err
+	}
+}
+
 // tsOfView returns the time series collection view v (nil: none) is, nil
 // for another view: its buckets collection holds the options.
 func (s *Service) tsOfView(r *Request, db string, v *viewDef) (*tsColl, error) {
