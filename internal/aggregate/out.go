@@ -38,6 +38,18 @@ const (
 type outStage struct {
 	db, coll string
 	ts       *timeseries.Options
+	tsSpec   bson.Raw // the timeseries options as written, for explain
+}
+
+// explainSpec is $out as MongoDB 7.0's DocumentSourceOut::serialize shows
+// it: the target resolved, {coll, db} in DocumentSourceOutSpec's order,
+// and the timeseries options given.
+func (s *outStage) explainSpec() bson.D {
+	d := bson.D{{Key: "coll", Value: s.coll}, {Key: "db", Value: s.db}}
+	if s.tsSpec != nil {
+		d = append(d, bson.E{Key: "timeseries", Value: s.tsSpec})
+	}
+	return d
 }
 
 // parseOut reads $out's target: a collection name, or the IDL struct
@@ -69,7 +81,7 @@ func (p *parser) parseOut(arg bson.RawValue) (stage, error) {
 				if err != nil {
 					return nil, err
 				}
-				s.ts = &o
+				s.ts, s.tsSpec = &o, f.val.Document()
 			case f.val.Type != bson.TypeString:
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$out.%s' is the wrong type '%s', expected type 'string'", f.key, typeName(f.val))
 			case f.key == "db":
@@ -152,6 +164,40 @@ type mergeStage struct {
 	// pipelineBytes is the size MongoDB counts for the whenMatched
 	// pipeline as an update modification (UpdateModification::objsize).
 	pipelineBytes int
+	// pipelineSpec and letSpec are the whenMatched pipeline and let as
+	// written (nil: not given), for explain.
+	pipelineSpec bson.RawValue
+	letSpec      bson.Raw
+}
+
+// explainSpec is $merge as MongoDB 7.0's DocumentSourceMerge::serialize
+// shows it, DocumentSourceMergeSpec's fields in order: into resolved to
+// {db, coll}; on, a path or, of several, their array in FieldPath order
+// (a std::set); with a whenMatched pipeline, let as given ({new: "$$ROOT"}
+// when not given, new added when the pipeline sees it without let naming
+// it); whenMatched and whenNotMatched. The pipeline and let's
+// expressions are shown as written.
+func (s *mergeStage) explainSpec() bson.D {
+	paths := s.onPaths()
+	slices.Sort(paths)
+	var on any = paths[0]
+	if len(paths) > 1 {
+		on = paths
+	}
+	d := bson.D{{Key: "into", Value: bson.D{{Key: "db", Value: s.db}, {Key: "coll", Value: s.coll}}}, {Key: "on", Value: on}}
+	var whenMatched any = s.whenMatched
+	if s.whenMatched == "pipeline" {
+		let := bson.D{}
+		for _, f := range fieldsOf(s.letSpec) {
+			let = append(let, bson.E{Key: f.key, Value: f.val})
+		}
+		if s.newVar && s.letSpec.Lookup("new").Type == 0 {
+			let = append(let, bson.E{Key: "new", Value: "$$ROOT"})
+		}
+		d = append(d, bson.E{Key: "let", Value: let})
+		whenMatched = s.pipelineSpec
+	}
+	return append(d, bson.E{Key: "whenMatched", Value: whenMatched}, bson.E{Key: "whenNotMatched", Value: s.whenNotMatched})
 }
 
 func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
@@ -198,7 +244,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 					return nil, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'whenMatched' is not a valid value.", m)
 				}
 			case bson.TypeArray:
-				s.whenMatched = "pipeline"
+				s.whenMatched, s.pipelineSpec = "pipeline", f.val
 				pipeline, err = subPipeline(f.val, mongoerr.TypeMismatch, "$merge.whenMatched")
 			default:
 				return nil, mongoerr.New(mongoerr.MergeWhenMatchedInvalidType, "$merge 'whenMatched' field  must be either a string or an array, but found %s", typeName(f.val))
@@ -239,6 +285,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.MergeLetWithInvalidWhenMatched, "Cannot use 'let' variables with 'whenMatched: %s' mode", s.whenMatched)
 	}
 	if s.whenMatched == "pipeline" {
+		s.letSpec = let
 		// $$new is the document when let is not given, when it names new
 		// itself, and with whenNotMatched insert (MongoDB adds it to let,
 		// since its upsert inserts the document); otherwise it is undefined.

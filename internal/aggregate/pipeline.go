@@ -640,8 +640,30 @@ func (p *Pipeline) DropLeadingSample() {
 }
 
 // Stages are the documents of the stages left to run (after
-// TakePushdown), as written: explain lists them after the $cursor stage.
+// TakePushdown), as written.
 func (p *Pipeline) Stages() []bson.Raw { return p.specs }
+
+// explainer is a stage that explain shows resolved, as MongoDB serializes
+// it, rather than as written.
+type explainer interface {
+	explainSpec() bson.D
+}
+
+// ExplainStages are the stages of Stages as explain lists them, after the
+// $cursor stage: {name: spec}, as written but for the stages explain shows
+// resolved ($out, $merge).
+func (p *Pipeline) ExplainStages() []bson.D {
+	out := make([]bson.D, len(p.specs))
+	for i, spec := range p.specs {
+		el := spec.Index(0)
+		if e, ok := p.stages[i].(explainer); ok {
+			out[i] = bson.D{{Key: el.Key(), Value: e.explainSpec()}}
+		} else {
+			out[i] = bson.D{{Key: el.Key(), Value: el.Value()}}
+		}
+	}
+	return out
+}
 
 // StageStats are what explain reports of one stage at executionStats
 // verbosity: the documents it returned and the time spent producing them,

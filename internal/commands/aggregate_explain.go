@@ -13,7 +13,8 @@ import (
 // explain ({explainVersion, queryPlanner, executionStats?}) is the answer.
 // Otherwise it is {explainVersion: "1", stages: [{$cursor: {queryPlanner,
 // executionStats?}}, {<stage>: <spec>}, ...]}, the stages after the
-// pushdown listed as written (MongoDB lists them as it rewrote them). A
+// pushdown listed as written (MongoDB lists them as it rewrote them), but
+// $out and $merge resolved as MongoDB serializes them. A
 // collection-less pipeline has no $cursor stage. From verbosity
 // executionStats (allPlansExecution too) the pipeline runs to
 // the end, its output discarded, and each stage, $cursor included, also
@@ -61,10 +62,7 @@ func explainAggregate(s *Service, r *Request, a *aggregateArgs, v engine.Verbosi
 		distinct = find.GroupKey != "" && distinctScanned(cursor)
 	}
 	first := len(stages) // the index in stages of p.Stages()[0]
-	for _, spec := range p.Stages() {
-		el := spec.Index(0)
-		stages = append(stages, bson.D{{Key: el.Key(), Value: el.Value()}})
-	}
+	stages = append(stages, p.ExplainStages()...)
 	if distinct {
 		// MongoDB replaces the $group its DISTINCT_SCAN feeds with a
 		// $groupByDistinctScan building each group from its first

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // planStages lists the stage names of a plan, from the root down its
@@ -172,6 +173,59 @@ func TestAggregateExplainOut(t *testing.T) {
 		names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "copy"}})
 		if err != nil || len(names) != 0 {
 			t.Errorf("explain of %s wrote its collection: %v %v", stage[0].Key, names, err)
+		}
+	}
+}
+
+// Explain shows $out and $merge resolved, as MongoDB 7.0 serializes them
+// (DocumentSourceOut::serialize, DocumentSourceMerge::serialize;
+// explain_writing_aggs.js reads $out.coll, $out.db, $merge.on,
+// $merge.whenMatched and $merge.whenNotMatched): $out as {coll, db,
+// timeseries?}; $merge as {into: {db, coll}, on, let?, whenMatched,
+// whenNotMatched}, on a path or the sorted paths, let with new: "$$ROOT"
+// where the pipeline sees $$new without let naming it.
+func TestAggregateExplainWriterSpecs(t *testing.T) {
+	db, _ := explainDB(t)
+	_, err := db.Collection("u").Indexes().CreateOne(context.Background(), mongo.IndexModel{Keys: bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}}, Options: options.Index().SetUnique(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}
+	into := func(coll string) bson.D { return bson.D{{Key: "db", Value: db.Name()}, {Key: "coll", Value: coll}} }
+	for _, tc := range []struct {
+		stage, want bson.D
+	}{
+		{bson.D{{Key: "$out", Value: "copy"}}, bson.D{{Key: "$out", Value: bson.D{{Key: "coll", Value: "copy"}, {Key: "db", Value: db.Name()}}}}},
+		{
+			bson.D{{Key: "$out", Value: bson.D{{Key: "db", Value: "other"}, {Key: "coll", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}}}},
+			bson.D{{Key: "$out", Value: bson.D{{Key: "coll", Value: "ts"}, {Key: "db", Value: "other"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}}}},
+		},
+		{
+			bson.D{{Key: "$merge", Value: "copy"}},
+			bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: into("copy")}, {Key: "on", Value: "_id"}, {Key: "whenMatched", Value: "merge"}, {Key: "whenNotMatched", Value: "insert"}}}},
+		},
+		{
+			bson.D{{Key: "$merge", Value: bson.D{{Key: "whenNotMatched", Value: "discard"}, {Key: "on", Value: bson.A{"b", "a"}}, {Key: "into", Value: "u"}, {Key: "whenMatched", Value: "replace"}}}},
+			bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: into("u")}, {Key: "on", Value: bson.A{"a", "b"}}, {Key: "whenMatched", Value: "replace"}, {Key: "whenNotMatched", Value: "discard"}}}},
+		},
+		{
+			bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "copy"}, {Key: "whenMatched", Value: set}}}},
+			bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: into("copy")}, {Key: "on", Value: "_id"}, {Key: "let", Value: bson.D{{Key: "new", Value: "$$ROOT"}}}, {Key: "whenMatched", Value: set}, {Key: "whenNotMatched", Value: "insert"}}}},
+		},
+		{
+			bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "copy"}, {Key: "let", Value: bson.D{{Key: "y", Value: "$qty"}}}, {Key: "whenMatched", Value: set}}}},
+			bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: into("copy")}, {Key: "on", Value: "_id"}, {Key: "let", Value: bson.D{{Key: "y", Value: "$qty"}, {Key: "new", Value: "$$ROOT"}}}, {Key: "whenMatched", Value: set}, {Key: "whenNotMatched", Value: "insert"}}}},
+		},
+		{
+			bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "copy"}, {Key: "let", Value: bson.D{{Key: "y", Value: "$qty"}}}, {Key: "whenMatched", Value: set}, {Key: "whenNotMatched", Value: "discard"}}}},
+			bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: into("copy")}, {Key: "on", Value: "_id"}, {Key: "let", Value: bson.D{{Key: "y", Value: "$qty"}}}, {Key: "whenMatched", Value: set}, {Key: "whenNotMatched", Value: "discard"}}}},
+		},
+	} {
+		res := runCmd(t, db, bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: bson.A{tc.stage}}, {Key: "explain", Value: true}})
+		stages, _ := res.Lookup("stages").Array().Values()
+		want, _ := bson.Marshal(tc.want)
+		if got := stages[len(stages)-1].Document(); !bytes.Equal(got, want) {
+			t.Errorf("explain of %v:\n got %s\nwant %s", tc.stage, got, bson.Raw(want))
 		}
 	}
 }
