@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -34,11 +32,15 @@ type output struct {
 	fill    *bucketFill
 }
 
-// Out begins $out's replacement of db.coll (aggregate.Env).
+// Out begins $out's replacement of db.coll (aggregate.Env). The temporary
+// collection is named as MongoDB 7.0's DocumentSourceOut names it:
+// tmp.agg_out.<UUID>.
 func (env engineEnv) Out(db, coll string, ts *timeseries.Options) (aggregate.Output, error) {
-	var suffix [8]byte
-	_, _ = rand.Read(suffix[:])
-	return env.output(db, coll, "tmp.agg_out."+hex.EncodeToString(suffix[:]), ts)
+	id, err := engine.NewUUIDString()
+	if err != nil {
+		return nil, err
+	}
+	return env.output(db, coll, "tmp.agg_out."+id, ts)
 }
 
 // output checks the target db.coll against the timeseries options want

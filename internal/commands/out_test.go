@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +86,25 @@ func TestOutTimeseriesMadeMeanwhile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOutTempName: $out writes into tmp.agg_out.<UUID>, a version 4 UUID
+// as MongoDB's UUID::toString writes it (DocumentSourceOut's temporary
+// collection; a duplicate key error while it fills names it).
+func TestOutTempName(t *testing.T) {
+	s := newTestService(t)
+	env := engineEnv{e: s.Engine, ctx: context.Background()}
+	out, err := env.Out("test", "target", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Abort()
+	name := out.(*output).tmp
+	if !regexp.MustCompile(`^tmp\.agg_out\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(name) {
+		t.Errorf("temporary collection %q", name)
+	}
+	if s.Engine.Collection("test", name) == nil {
+		t.Errorf("%s not created", name)
 	}
 }

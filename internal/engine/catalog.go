@@ -549,6 +549,17 @@ func newUUID(u *[16]byte) error {
 	return nil
 }
 
+// NewUUIDString is a random (version 4) UUID as MongoDB's UUID::toString
+// writes one, for names MongoDB makes of a UUID ($out's temporary
+// collection).
+func NewUUIDString() (string, error) {
+	var u [16]byte
+	if err := newUUID(&u); err != nil {
+		return "", err
+	}
+	return uuidString(u), nil
+}
+
 // allocCollID takes the next collection id from the stored counter, in a
 // storage transaction of its own: ids are unique among the engines over
 // one store and never reused, also when the collection is never committed
