@@ -1,6 +1,9 @@
 package commands
 
 import (
+	"bytes"
+	"slices"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -30,6 +33,47 @@ type output struct {
 	ts      *tsColl
 	newView bool
 	fill    *bucketFill
+	// shape is the target's options and indexes when the $out began.
+	shape targetShape
+}
+
+// targetShape is what a $out's target must still have when the $out
+// renames over it: its options (no UUID) and its indexes' specs, by name.
+type targetShape struct {
+	opts    bson.Raw
+	indexes [][]byte
+}
+
+// shapeOf is the shape of db.coll, empty when it does not exist.
+func shapeOf(e *engine.Engine, db, coll string) targetShape {
+	sh := targetShape{opts: marshal(bson.D{})}
+	if c := e.Collection(db, coll); c != nil {
+		sh.opts = marshal(c.CurrentOptions().Doc())
+		for _, ix := range c.Indexes() {
+			sh.indexes = append(sh.indexes, ix.Spec)
+		}
+		slices.SortFunc(sh.indexes, func(a, b []byte) int {
+			return strings.Compare(bson.Raw(a).Lookup("name").StringValue(), bson.Raw(b).Lookup("name").StringValue())
+		})
+	}
+	return sh
+}
+
+// checkShape fails the $out as MongoDB 7.0's
+// doLocalRenameIfOptionsAndIndexesHaveNotChanged does when the target's
+// options or indexes changed since the $out began (a collMod, an index
+// built or dropped, the target dropped or created meanwhile).
+func (o *output) checkShape() error {
+	target := o.target()
+	now := shapeOf(o.env.e, o.db, target)
+	if !bytes.Equal(now.opts, o.shape.opts) {
+		return mongoerr.New(mongoerr.CommandFailed, "collection options of target collection %s.%s changed during processing. Original options: %s, new options: %s",
+			o.db, target, values.ShellDoc(o.shape.opts), values.ShellDoc(now.opts))
+	}
+	if !slices.EqualFunc(now.indexes, o.shape.indexes, bytes.Equal) {
+		return mongoerr.New(mongoerr.CommandFailed, "indexes of target collection %s.%s changed during processing.", o.db, target)
+	}
+	return nil
 }
 
 // Out begins $out's replacement of db.coll (aggregate.Env). The temporary
@@ -76,6 +120,7 @@ func (env engineEnv) output(db, coll, tmp string, want *timeseries.Options) (*ou
 	if c := env.e.Collection(db, target); c != nil && c.CurrentOptions().Capped {
 		return nil, mongoerr.New(mongoerr.OutTargetCapped, "namespace '%s.%s' is capped so it can't be used for $out", db, coll)
 	}
+	out.shape = shapeOf(env.e, db, target)
 	var err error
 	if out.newView {
 		if err = env.e.CreateCollection(db, tmp, bucketOptions(out.ts.o, engine.CollectionOptions{})); err == nil {
@@ -158,6 +203,9 @@ func (o *output) commit() error {
 			return err
 		}
 		o.newView = !made
+	}
+	if err := o.checkShape(); err != nil {
+		return err
 	}
 	if err := o.env.e.RenameCollection(o.db, o.tmp, o.db, o.target(), true); err != nil {
 		return err

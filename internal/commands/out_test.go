@@ -13,18 +13,21 @@ import (
 	"github.com/folio-db/folio/internal/timeseries"
 )
 
-// TestOutTimeseriesMadeMeanwhile: two $outs that create the same time
-// series collection, the second committed after the first (as two
-// concurrent ones can be). As MongoDB's createTimeseriesView, a time
-// series collection of the same options made meanwhile stands, the second
-// $out replacing its measurements; one of other options, or a collection,
-// fails the second $out with NamespaceExists. No temporary collection is
-// left either way.
-func TestOutTimeseriesMadeMeanwhile(t *testing.T) {
+// TestOutTargetChanged: a $out whose target changed while it ran fails
+// and leaves no temporary collection. As MongoDB 7.0's
+// doLocalRenameIfOptionsAndIndexesHaveNotChanged, the target's options and
+// indexes must be those it had when the $out began (CommandFailed): a
+// time series collection made meanwhile by another $out (its buckets are
+// new) fails the second, and so do an index built and a validator set on
+// a plain target. A collection made meanwhile under the name of the time
+// series collection the $out creates fails it as create would
+// (NamespaceExists), not with a view put over the collection or a
+// DuplicateKey on system.views.
+func TestOutTargetChanged(t *testing.T) {
 	s := newTestService(t)
 	r := &Request{DB: "test", Conn: &Conn{}, Ctx: context.Background()}
 	env := engineEnv{e: s.Engine, ctx: r.Ctx, timeseries: s.outTimeseries(r)}
-	opts := func(spec bson.D) *timeseries.Options {
+	tsOpts := func(spec bson.D) *timeseries.Options {
 		o, err := timeseries.Parse(marshal(spec), "$out.timeseries")
 		if err != nil {
 			t.Fatal(err)
@@ -32,57 +35,63 @@ func TestOutTimeseriesMadeMeanwhile(t *testing.T) {
 		return &o
 	}
 	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	measurement := func(x int32) bson.Raw { return marshal(bson.D{{Key: "t", Value: at}, {Key: "x", Value: x}}) }
+	measurement := marshal(bson.D{{Key: "t", Value: at}, {Key: "x", Value: 1}})
+	byT := bson.D{{Key: "timeField", Value: "t"}}
 	for _, tc := range []struct {
 		name   string
-		second *timeseries.Options
-		plain  bool // a collection takes the name instead of the first $out
+		coll   string
+		ts     *timeseries.Options
+		change func(t *testing.T)
 		code   mongoerr.Code
+		msg    string
 	}{
-		{name: "same options", second: opts(bson.D{{Key: "timeField", Value: "t"}})},
-		{name: "other options", second: opts(bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}}), code: mongoerr.NamespaceExists},
-		{name: "a collection", second: opts(bson.D{{Key: "timeField", Value: "t"}}), plain: true, code: mongoerr.NamespaceExists},
+		{"time series made by another $out", "ts", tsOpts(byT), func(t *testing.T) {
+			other, err := env.Out("test", "ts", tsOpts(byT))
+			if err == nil {
+				if err = other.Write([]bson.Raw{measurement}); err == nil {
+					err = other.Commit()
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}, mongoerr.CommandFailed, "collection options of target collection test.system.buckets.ts changed during processing. Original options: {}, new options: { validator: "},
+		{"a collection under the time series name", "ts", tsOpts(byT), func(t *testing.T) {
+			if _, err := env.Insert("test", "ts", []bson.Raw{measurement}, true); err != nil {
+				t.Fatal(err)
+			}
+		}, mongoerr.NamespaceExists, "Collection test.ts already exists."},
+		{"an index built", "plain", nil, func(t *testing.T) {
+			runCmd(t, s, bson.D{{Key: "createIndexes", Value: "plain"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "x", Value: 1}}}, {Key: "name", Value: "x_1"}}}}})
+		}, mongoerr.CommandFailed, "indexes of target collection test.plain changed during processing."},
+		{"a validator set", "plain", nil, func(t *testing.T) {
+			runCmd(t, s, bson.D{{Key: "collMod", Value: "plain"}, {Key: "validator", Value: bson.D{{Key: "x", Value: 1}}}})
+		}, mongoerr.CommandFailed, "collection options of target collection test.plain changed during processing. Original options: {}, new options: { validator: { x: 1 }, validationLevel: \"strict\", validationAction: \"error\" }"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := s.Engine.DropDatabase("test"); err != nil {
 				t.Fatal(err)
 			}
-			first, err := env.Out("test", "ts", opts(bson.D{{Key: "timeField", Value: "t"}}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			second, err := env.Out("test", "ts", tc.second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.plain {
-				first.Abort()
-				if _, err := env.Insert("test", "ts", []bson.Raw{measurement(0)}, true); err != nil {
+			if tc.ts == nil {
+				if _, err := env.Insert("test", tc.coll, []bson.Raw{measurement}, true); err != nil {
 					t.Fatal(err)
 				}
-			} else if err := first.Write([]bson.Raw{measurement(1)}); err != nil || first.Commit() != nil {
-				t.Fatal("first $out failed", err)
 			}
-			err = second.Write([]bson.Raw{measurement(2), measurement(3)})
+			out, err := env.Out("test", tc.coll, tc.ts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t)
+			err = out.Write([]bson.Raw{measurement})
 			if err == nil {
-				err = second.Commit()
+				err = out.Commit()
 			}
-			if (err == nil) != (tc.code == 0) || (err != nil && !mongoerr.Is(err, tc.code)) {
-				t.Fatalf("second $out: %v, want code %d", err, tc.code)
+			if !mongoerr.Is(err, tc.code) || !strings.HasPrefix(mongoerr.As(err).Msg, tc.msg) {
+				t.Fatalf("$out: %v, want code %d: %s", err, tc.code, tc.msg)
 			}
 			for _, c := range s.Engine.Collections("test") {
 				if strings.Contains(c.Name, "tmp.agg_out.") {
 					t.Errorf("left %s", c.Name)
-				}
-			}
-			if tc.code == 0 {
-				ts, _, err := env.timeseries("test", "ts")
-				if err != nil || ts == nil {
-					t.Fatalf("ts: %v %v", ts, err)
-				}
-				reply := runCmd(t, s, bson.D{{Key: "aggregate", Value: "ts"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}})
-				if docs, _ := reply.Lookup("cursor", "firstBatch").Array().Values(); len(docs) != 2 {
-					t.Errorf("ts holds %d measurements, want the second $out's 2: %s", len(docs), reply)
 				}
 			}
 		})
