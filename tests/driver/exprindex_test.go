@@ -73,22 +73,8 @@ func TestExprUsesIndex(t *testing.T) {
 
 	// A $lookup's pipeline compares with its let variable: each order
 	// reads its items through the sku index.
-	var ords []any
-	for i := range 50 {
-		ords = append(ords, bson.D{{Key: "_id", Value: i}, {Key: "sku", Value: i * 3}})
-	}
-	if _, err := orders.InsertMany(ctx, ords); err != nil {
-		t.Fatal(err)
-	}
-	skuOps := func() int64 {
-		for _, s := range aggregateAll(t, items, bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}) {
-			if s.Lookup("name").StringValue() == "sku" {
-				return s.Lookup("accesses", "ops").AsInt64()
-			}
-		}
-		t.Fatal("no sku index")
-		return 0
-	}
+	seedOrders(t, orders, 50)
+	skuOps := func() int64 { return indexOps(t, items, "sku") }
 	before := skuOps()
 	pipeline := bson.A{
 		bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "items"}, {Key: "let", Value: bson.D{{Key: "s", Value: "$sku"}}},
@@ -132,22 +118,8 @@ func TestSubPipelineMatchMoves(t *testing.T) {
 	if _, err := items.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "sku", Value: 1}}, Options: options.Index().SetName("sku")}); err != nil {
 		t.Fatal(err)
 	}
-	var ords []any
-	for i := range 20 {
-		ords = append(ords, bson.D{{Key: "_id", Value: i}, {Key: "sku", Value: i * 3}})
-	}
-	if _, err := orders.InsertMany(ctx, ords); err != nil {
-		t.Fatal(err)
-	}
-	skuOps := func() int64 {
-		for _, s := range aggregateAll(t, items, bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}) {
-			if s.Lookup("name").StringValue() == "sku" {
-				return s.Lookup("accesses", "ops").AsInt64()
-			}
-		}
-		t.Fatal("no sku index")
-		return 0
-	}
+	seedOrders(t, orders, 20)
+	skuOps := func() int64 { return indexOps(t, items, "sku") }
 	for _, tt := range []struct {
 		pipeline string
 		reads    int64 // reads of the sku index
@@ -178,4 +150,28 @@ func TestSubPipelineMatchMoves(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", tt.pipeline, docsString(got), docsString(want))
 		}
 	}
+}
+
+// seedOrders inserts n orders {_id: i, sku: 3i}.
+func seedOrders(t *testing.T, orders *mongo.Collection, n int) {
+	t.Helper()
+	var ords []any
+	for i := range n {
+		ords = append(ords, bson.D{{Key: "_id", Value: i}, {Key: "sku", Value: i * 3}})
+	}
+	if _, err := orders.InsertMany(context.Background(), ords); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// indexOps is how many operations $indexStats says used coll's index name.
+func indexOps(t *testing.T, coll *mongo.Collection, name string) int64 {
+	t.Helper()
+	for _, s := range aggregateAll(t, coll, bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}) {
+		if s.Lookup("name").StringValue() == name {
+			return s.Lookup("accesses", "ops").AsInt64()
+		}
+	}
+	t.Fatalf("no index %s", name)
+	return 0
 }

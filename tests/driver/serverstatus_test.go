@@ -299,34 +299,27 @@ func TestServerStatusQueryExecutor(t *testing.T) {
 	db := client.Database(testDB)
 	local, foreign := db.Collection("qelocal"), db.Collection("qeforeign")
 	seed(t, local, []bson.Raw{mustRaw(t, bson.D{{Key: "_id", Value: 1}}), mustRaw(t, bson.D{{Key: "_id", Value: 2}}), mustRaw(t, bson.D{{Key: "_id", Value: 3}})})
-	seed(t, foreign, []bson.Raw{
-		mustRaw(t, bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}}),
-		mustRaw(t, bson.D{{Key: "_id", Value: 1}, {Key: "k", Value: 2}}),
-		mustRaw(t, bson.D{{Key: "_id", Value: 2}, {Key: "k", Value: 3}}),
-	})
+	// qeforeign (the index scan's), qeforeignidx (with an index on k)
+	// and qeforeignplain (without) hold the same three documents
+	indexed, plain := db.Collection("qeforeignidx"), db.Collection("qeforeignplain")
+	for _, c := range []*mongo.Collection{foreign, indexed, plain} {
+		seed(t, c, []bson.Raw{
+			mustRaw(t, bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}}),
+			mustRaw(t, bson.D{{Key: "_id", Value: 1}, {Key: "k", Value: 2}}),
+			mustRaw(t, bson.D{{Key: "_id", Value: 2}, {Key: "k", Value: 3}}),
+		})
+	}
 	if err := db.CreateCollection(ctx, "qecapped", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Collection("qecapped").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	indexed := db.Collection("qeforeignidx")
-	seed(t, indexed, []bson.Raw{
-		mustRaw(t, bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}}),
-		mustRaw(t, bson.D{{Key: "_id", Value: 1}, {Key: "k", Value: 2}}),
-		mustRaw(t, bson.D{{Key: "_id", Value: 2}, {Key: "k", Value: 3}}),
-	})
 	for _, c := range []*mongo.Collection{foreign, indexed} {
 		if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	plain := db.Collection("qeforeignplain")
-	seed(t, plain, []bson.Raw{
-		mustRaw(t, bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 1}}),
-		mustRaw(t, bson.D{{Key: "_id", Value: 1}, {Key: "k", Value: 2}}),
-		mustRaw(t, bson.D{{Key: "_id", Value: 2}, {Key: "k", Value: 3}}),
-	})
 	facetLookup := func(from string) {
 		lookup := bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: from}, {Key: "let", Value: bson.D{{Key: "id1", Value: "$_id"}}},
 			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$$id1", "$k"}}}}}}}}},
