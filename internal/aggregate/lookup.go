@@ -373,6 +373,8 @@ func (s *lookupStage) matches(doc bson.Raw, rt *runtime) (Source, error) {
 		// pipeline's collation; the foreign side reads under its own.
 		rt = &runtime{opts: s.foreignOpts, ectx: rt.ectx}
 	}
+	// inner is the runtime of the foreign side: the let variables bound.
+	inner := rt.withVars(vars)
 	switch {
 	case s.from == "" || startsWithDocumentsStage(pipeline):
 		// The equality match applies to the documents of the leading
@@ -389,13 +391,13 @@ func (s *lookupStage) matches(doc bson.Raw, rt *runtime) (Source, error) {
 		src, err = rt.find(s.from, s.equalityFilter(doc))
 	case leadingGeoNear(pipeline) != nil:
 		var g *GeoNear
-		if g, err = leadingGeoNear(pipeline).searchFor(rt.withVars(vars).ectx); err == nil {
+		if g, err = leadingGeoNear(pipeline).searchFor(inner.ectx); err == nil {
 			src, err = rt.findNear(s.foreign(), g)
 		}
 	default:
 		var filter bson.Raw
 		if filter, pipeline = leadingText(pipeline); filter == nil {
-			filter = scanFilter(pipeline, rt.withVars(vars).ectx)
+			filter = scanFilter(pipeline, inner.ectx)
 		}
 		src, err = rt.find(s.foreign(), filter)
 	}
@@ -403,7 +405,7 @@ func (s *lookupStage) matches(doc bson.Raw, rt *runtime) (Source, error) {
 		return nil, err
 	}
 	if pipeline != nil {
-		src = runStages(pipeline, src, rt.withVars(vars))
+		src = runStages(pipeline, src, inner)
 	}
 	return src, nil
 }

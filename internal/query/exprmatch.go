@@ -68,11 +68,11 @@ func condNode(c expr.Cond) *Node {
 		}
 		return n
 	}
-	return leaf(exprComparisonKinds["$_internalExpr"+exprOpNames[c.Op]], c.Path, c.Value, nil)
+	return leaf(condKinds[c.Op], c.Path, c.Value, nil)
 }
 
-// exprOpNames name the $_internalExpr operator of each comparison.
-var exprOpNames = map[string]string{"$eq": "Eq", "$gt": "Gt", "$gte": "Gte", "$lt": "Lt", "$lte": "Lte"}
+// condKinds are the $_internalExpr kinds of the comparisons of a Cond.
+var condKinds = map[string]Kind{"$eq": KindExprEq, "$gt": KindExprGt, "$gte": KindExprGte, "$lt": KindExprLt, "$lte": KindExprLte}
 
 // exprCompares is a $_internalExpr comparison of the value at n's path:
 // true when an array lies along the path (the $expr judges those),
@@ -166,7 +166,7 @@ func CondFilter(c expr.Cond) bson.Raw {
 		doc, _ = bsoncore.AppendArrayEnd(arr, astart)
 	default:
 		ostart, op := bsoncore.AppendDocumentElementStart(doc, c.Path)
-		op = bsoncore.AppendValueElement(op, "$_internalExpr"+exprOpNames[c.Op], bsoncore.Value{Type: bsoncore.Type(c.Value.Type), Data: c.Value.Value})
+		op = bsoncore.AppendValueElement(op, condKinds[c.Op].String(), bsoncore.Value{Type: bsoncore.Type(c.Value.Type), Data: c.Value.Value})
 		doc, _ = bsoncore.AppendDocumentEnd(op, ostart)
 	}
 	doc, _ = bsoncore.AppendDocumentEnd(doc, start)

@@ -94,10 +94,6 @@ var kindNames = [...]string{
 	KindExprLt: "$_internalExprLt", KindExprLte: "$_internalExprLte",
 }
 
-// IsExprComparison reports whether k is one of $_internalExprEq ...
-// $_internalExprLte.
-func (k Kind) IsExprComparison() bool { return k >= KindExprEq && k <= KindExprLte }
-
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
