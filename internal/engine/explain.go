@@ -5,8 +5,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/query"
 )
 
 // Explain describes how a find runs, in the shape of MongoDB's explain
@@ -64,7 +65,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 			return nil, err
 		}
 		shape = planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count,
-			Clustered: c.Clustered(), ReturnKey: o.ReturnKey}
+			Clustered: c.Clustered(), ReturnKey: o.ReturnKey, ShowFilter: shownFilter(q, o.Let)}
 		winning = p.Explain(shape)
 		if trial != nil {
 			for _, r := range trial.rejected {
@@ -72,7 +73,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 			}
 		}
 	}
-	out := queryPlanner(ns, filter, q.filter.Collator(), c, id, winning, rejectedPlans)
+	out := queryPlanner(ns, q.filter, c, id, winning, rejectedPlans)
 	if v < ExecutionStats {
 		return out, nil
 	}
@@ -137,8 +138,8 @@ func (e *Engine) explainDistinct(db, coll, key string, o FindOptions, v Verbosit
 	if err != nil {
 		return nil, err
 	}
-	winning := p.Explain(planner.Shape{Filter: filter, Clustered: c.Clustered()})
-	out := queryPlanner(db+"."+coll, filter, q.filter.Collator(), c, identify(c, q), winning, bson.A{})
+	winning := p.Explain(planner.Shape{Filter: filter, Clustered: c.Clustered(), ShowFilter: shownFilter(q, o.Let)})
+	out := queryPlanner(db+"."+coll, q.filter, c, identify(c, q), winning, bson.A{})
 	if v < ExecutionStats {
 		return out, nil
 	}
@@ -171,16 +172,17 @@ func (e *Engine) explainDistinct(db, coll, key string, o FindOptions, v Verbosit
 	return append(out, executionStats(int64(n), start, stats, stages, v, nil, planner.Shape{})), nil
 }
 
-// queryPlanner is the queryPlanner section of an explain; a query under a
+// queryPlanner is the queryPlanner section of an explain: parsedQuery is
+// the filter as MongoDB serializes its normalized tree; a query under a
 // collation other than simple (the command's or the collection's default)
 // shows it after parsedQuery (generatePlannerInfo).
-func queryPlanner(ns string, filter bson.Raw, coll *collation.Collator, c *Collection, id cacheIdentity, winning bson.D, rejected bson.A) bson.D {
+func queryPlanner(ns string, filter *query.Filter, c *Collection, id cacheIdentity, winning bson.D, rejected bson.A) bson.D {
 	planner := bson.D{
 		{Key: "namespace", Value: ns},
 		{Key: "indexFilterSet", Value: c != nil && c.plans.filterFor(id.cmdShape) != nil},
-		{Key: "parsedQuery", Value: filter},
+		{Key: "parsedQuery", Value: filter.Normalized()},
 	}
-	if coll != nil {
+	if coll := filter.Collator(); coll != nil {
 		planner = append(planner, bson.E{Key: "collation", Value: coll.Document()})
 	}
 	planner = append(planner,
@@ -191,6 +193,19 @@ func queryPlanner(ns string, filter bson.Raw, coll *collation.Collator, c *Colle
 	return bson.D{
 		{Key: "explainVersion", Value: "1"},
 		{Key: "queryPlanner", Value: planner},
+	}
+}
+
+// shownFilter is how q's explain shows the part of its filter a stage
+// applies: parsed as q's was, under the find's let variables and
+// collation, and serialized as MongoDB serializes its normalized tree.
+func shownFilter(q compiledFind, let *expr.Let) func(bson.Raw) any {
+	return func(part bson.Raw) any {
+		f, err := query.CompileCollated(part, let, q.filter.Collator())
+		if err != nil {
+			return part // a part of a filter that compiled compiles
+		}
+		return f.Normalized()
 	}
 }
 

@@ -151,7 +151,7 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 		if p, trial, err = e.planFind(wo.Ctx, c, q, hint, wo.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
-		shape = planner.Shape{Filter: filter, Sort: o.Sort, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()}
+		shape = planner.Shape{Filter: filter, Sort: o.Sort, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered(), ShowFilter: shownFilter(q, wo.Let)}
 		input = p.Explain(shape)
 		if trial != nil {
 			for _, r := range trial.rejected {
@@ -168,7 +168,7 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 			winning = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: ret.fields}, {Key: "inputStage", Value: winning}}
 		}
 	}
-	out := queryPlanner(db+"."+coll, filter, q.filter.Collator(), c, id, winning, rejected)
+	out := queryPlanner(db+"."+coll, q.filter, c, id, winning, rejected)
 	if v < ExecutionStats {
 		return out, nil
 	}

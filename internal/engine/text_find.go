@@ -49,9 +49,9 @@ func bindText(c *Collection, ts *query.TextSearch, exact bool) (*Index, *fts.Que
 	}
 	fq := fts.ParseQuery(ts.Search, lang, ts.CaseSensitive, ts.DiacriticSensitive)
 	if exact {
-		ts.Bind(func(doc bson.Raw) (bool, error) { return fq.Holds(spec, doc) })
+		ts.Bind(spec.DefaultLanguage().Name, func(doc bson.Raw) (bool, error) { return fq.Holds(spec, doc) })
 	} else {
-		ts.Bind(func(doc bson.Raw) (bool, error) { return fq.Matches(spec, doc) })
+		ts.Bind(spec.DefaultLanguage().Name, func(doc bson.Raw) (bool, error) { return fq.Matches(spec, doc) })
 	}
 	return ix, fq, nil
 }

@@ -29,6 +29,9 @@ type Shape struct {
 	// ReturnKey is find's returnKey: a RETURN_KEY stage takes the
 	// projection's place.
 	ReturnKey bool
+	// ShowFilter is how a stage shows the part of the filter it applies
+	// (nil: as written); explain gives MongoDB's serialized form.
+	ShowFilter func(bson.Raw) any
 }
 
 // ShowsFetch reports whether p's explain tree (Explain, on a clustered
@@ -80,7 +83,7 @@ func (p *Plan) Explain(s Shape) bson.D {
 		case p.CountScan():
 			in = p.scanStage()
 		default:
-			in = p.Explain(Shape{Filter: s.Filter})
+			in = p.Explain(Shape{Filter: s.Filter, ShowFilter: s.ShowFilter})
 		}
 		return bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: in}}
 	}
@@ -104,11 +107,11 @@ func (p *Plan) Explain(s Shape) bson.D {
 			scans = append(scans, br.scanStage())
 		}
 		or := bson.D{{Key: "stage", Value: "OR"}, {Key: "inputStages", Value: scans}}
-		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, filterOf(s.Filter)...), bson.E{Key: "inputStage", Value: or})
+		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, s.filterOf(s.Filter)...), bson.E{Key: "inputStage", Value: or})
 	case p.Index == nil && p.Intervals == nil:
-		stage = append(append(bson.D{{Key: "stage", Value: "COLLSCAN"}}, filterOf(s.Filter)...), bson.E{Key: "direction", Value: direction})
+		stage = append(append(bson.D{{Key: "stage", Value: "COLLSCAN"}}, s.filterOf(s.Filter)...), bson.E{Key: "direction", Value: direction})
 	case p.Index == nil && s.Clustered:
-		stage = p.clusteredScanStage(s.Filter, direction)
+		stage = p.clusteredScanStage(s, direction)
 	case p.idHack:
 		stage = bson.D{{Key: "stage", Value: "IDHACK"}}
 	case p.covered != nil:
@@ -117,9 +120,9 @@ func (p *Plan) Explain(s Shape) bson.D {
 		fetch, keyed := p.keyFiltered(p.residual(s.Filter))
 		scan := p.scanStage()
 		if keyed != nil {
-			scan = slices.Insert(scan, 1, bson.E{Key: "filter", Value: keyed})
+			scan = slices.Insert(scan, 1, bson.E{Key: "filter", Value: s.show(keyed)})
 		}
-		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, filterOf(fetch)...), bson.E{Key: "inputStage", Value: scan})
+		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, s.filterOf(fetch)...), bson.E{Key: "inputStage", Value: scan})
 	}
 	blockingSort := len(s.Sort) > 0 && !p.Sorted
 	if blockingSort {
@@ -328,19 +331,27 @@ func (p *Plan) explainBounds() bson.D {
 
 // filterOf is a stage's filter field, none when the query has no filter:
 // MongoDB's stages show one only when they apply one.
-func filterOf(filter bson.Raw) bson.D {
+func (s Shape) filterOf(filter bson.Raw) bson.D {
 	if len(filter) <= 5 {
 		return nil
 	}
-	return bson.D{{Key: "filter", Value: filter}}
+	return bson.D{{Key: "filter", Value: s.show(filter)}}
+}
+
+// show is filter as a stage shows it (ShowFilter).
+func (s Shape) show(filter bson.Raw) any {
+	if s.ShowFilter == nil {
+		return filter
+	}
+	return s.ShowFilter(filter)
 }
 
 // clusteredScanStage is the CLUSTERED_IXSCAN of a scan of a clustered
 // collection's documents by _id: the filter, the direction and, when the
 // _id bounds are one interval with values at both ends, the least and
 // greatest _id it reads (minRecord, maxRecord).
-func (p *Plan) clusteredScanStage(filter bson.Raw, direction string) bson.D {
-	stage := append(append(bson.D{{Key: "stage", Value: "CLUSTERED_IXSCAN"}}, filterOf(filter)...), bson.E{Key: "direction", Value: direction})
+func (p *Plan) clusteredScanStage(s Shape, direction string) bson.D {
+	stage := append(append(bson.D{{Key: "stage", Value: "CLUSTERED_IXSCAN"}}, s.filterOf(s.Filter)...), bson.E{Key: "direction", Value: direction})
 	if len(p.fieldBounds) == 1 && len(p.fieldBounds[0].ivs) == 1 {
 		iv := p.fieldBounds[0].ivs[0]
 		if iv.loVal.Type != 0 && iv.hiVal.Type != 0 {

@@ -91,7 +91,7 @@ func (p *Plan) geoStage(s Shape) bson.D {
 			{Key: "inputStages", Value: bson.A{scan}},
 		}
 	}
-	return bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: scan}}
+	return bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.show(s.Filter)}, {Key: "inputStage", Value: scan}}
 }
 
 // nearStage is the stage name of a $near plan.

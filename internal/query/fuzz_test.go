@@ -23,6 +23,9 @@ func FuzzMatch(f *testing.F) {
 		}
 		fl.Match(doc)
 		fl.MatchPositional(doc)
+		if err := normalizedMatchesAlike(filter, doc); err != nil {
+			t.Fatal(err)
+		}
 		if s, err := CompileSort(filter); err == nil {
 			if k, err := s.KeysErr(doc); err == nil && s.CompareKeys(k, k) != 0 {
 				t.Fatalf("key %v differs from itself", k)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/geo"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -43,7 +44,14 @@ func parseGeo(path, op string, v bson.RawValue, ops []byte, env *parseEnv) (*Nod
 		}
 		return nil, mongoerr.New(mongoerr.BadValue, "%s", err.Error())
 	}
-	return leaf(KindGeo, path, v, func(n *Node) { n.geo = q }), nil
+	// the node's value is the operator document as MongoDB's geo
+	// expressions keep it (and serialize it): a proximity operator's whole
+	// document, with its distance bounds, or {op: v}
+	raw := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: ops}
+	if q.Op != geo.Near {
+		raw.Value = bsoncore.NewDocumentBuilder().AppendValue(op, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value}).Build()
+	}
+	return leaf(KindGeo, path, raw, func(n *Node) { n.geo = q }), nil
 }
 
 // geoSiblings checks what sits beside geo operator op in its operator

@@ -16,11 +16,26 @@ type TextSearch struct {
 	// Language is $language, "" when not given (the index's default).
 	Language                          string
 	CaseSensitive, DiacriticSensitive bool
-	match                             func(bson.Raw) (bool, error)
+	// indexLanguage is the text index's default language, which the
+	// search runs in without $language.
+	indexLanguage string
+	match         func(bson.Raw) (bool, error)
 }
 
-// Bind makes the clause match with fn.
-func (t *TextSearch) Bind(fn func(bson.Raw) (bool, error)) { t.match = fn }
+// Bind makes the clause match with fn, through a text index whose default
+// language is indexLanguage.
+func (t *TextSearch) Bind(indexLanguage string, fn func(bson.Raw) (bool, error)) {
+	t.indexLanguage, t.match = indexLanguage, fn
+}
+
+// language is the language the search runs in: $language, or else the
+// index's default (TextMatchExpression's, as explain shows it).
+func (t *TextSearch) language() string {
+	if t.Language != "" {
+		return t.Language
+	}
+	return t.indexLanguage
+}
 
 // parseText parses $text's operand with MongoDB's checks: $search a
 // string, $language a string, $caseSensitive and $diacriticSensitive

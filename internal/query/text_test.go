@@ -42,7 +42,7 @@ func TestTextClause(t *testing.T) {
 		if _, _, err := f.MatchErr(ext(t, `{"x": 1}`)); !mongoerr.Is(err, mongoerr.BadValue) {
 			t.Errorf("%s: unbound match: %v, want BadValue", tt.filter, err)
 		}
-		ts.Bind(func(bson.Raw) (bool, error) { return true, nil })
+		ts.Bind("english", func(bson.Raw) (bool, error) { return true, nil })
 		if !f.Match(ext(t, `{"x": 1}`)) {
 			t.Errorf("%s: bound match failed", tt.filter)
 		}

@@ -9,10 +9,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// typeSet is a compiled $type operand: a set of BSON types, where the alias
-// "number" stands for all four numeric types.
+// typeSet is a compiled $type operand: a set of BSON types, and whether
+// the alias "number" (all four numeric types) was named, which MongoDB's
+// MatcherTypeSet keeps apart from the types named.
 type typeSet struct {
-	bits [4]uint64
+	bits   [4]uint64
+	number bool
 }
 
 func (s *typeSet) add(t bson.Type) { s.bits[byte(t)/64] |= 1 << (byte(t) % 64) }
@@ -21,10 +23,28 @@ func (s typeSet) has(t bson.Type) bool {
 	if t == 0 {
 		return false
 	}
-	return s.bits[byte(t)/64]&(1<<(byte(t)%64)) != 0
+	return s.number && values.IsNumber(t) || s.bits[byte(t)/64]&(1<<(byte(t)%64)) != 0
 }
 
-func (s typeSet) empty() bool { return s.bits == [4]uint64{} }
+func (s typeSet) empty() bool { return s.bits == [4]uint64{} && !s.number }
+
+// serialized is the set as MatcherTypeSet::toBSONArray writes it: "number"
+// if named, then the type numbers named, ascending from MinKey (-1).
+func (s typeSet) serialized() bson.A {
+	var out bson.A
+	if s.number {
+		out = append(out, "number")
+	}
+	if s.bits[bson.TypeMinKey/64]&(1<<(bson.TypeMinKey%64)) != 0 {
+		out = append(out, int32(-1))
+	}
+	for t := 1; t < int(bson.TypeMinKey); t++ {
+		if s.bits[t/64]&(1<<(t%64)) != 0 {
+			out = append(out, int32(t))
+		}
+	}
+	return out
+}
 
 // Types lists the BSON types a $type node matches, in type number order
 // (nil for any other node).
@@ -68,9 +88,7 @@ func parseTypeSet(path string, v bson.RawValue) (typeSet, error) {
 func (s *typeSet) addSpec(v bson.RawValue) error {
 	if name, ok := v.StringValueOK(); ok {
 		if name == "number" {
-			for _, t := range []bson.Type{bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128} {
-				s.add(t)
-			}
+			s.number = true
 			return nil
 		}
 		t, ok := values.TypeByName(name)

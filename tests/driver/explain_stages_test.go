@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // TestExplainStageStats: from verbosity executionStats, each stage of
@@ -374,6 +375,9 @@ func TestExplainFetchResidualFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	gt := func(n int) bson.D { return bson.D{{Key: "$gt", Value: n}} }
+	eq := func(v any) bson.D { return bson.D{{Key: "$eq", Value: v}} }
+	// the filters as MongoDB serializes them: an equality as $eq, two
+	// clauses as a $and, sorted by operator
 	for _, tc := range []struct {
 		name   string
 		filter bson.D
@@ -382,10 +386,10 @@ func TestExplainFetchResidualFilter(t *testing.T) {
 	}{
 		{"residual", bson.D{{Key: "a", Value: 3}, {Key: "b", Value: gt(50)}}, "a_1", bson.D{{Key: "b", Value: gt(50)}}},
 		{"all exact", bson.D{{Key: "a", Value: 3}}, "a_1", nil},
-		{"range exact", bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 3}, {Key: "$lte", Value: 4}}}, {Key: "b", Value: 7}}, "a_1", bson.D{{Key: "b", Value: 7}}},
+		{"range exact", bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 3}, {Key: "$lte", Value: 4}}}, {Key: "b", Value: 7}}, "a_1", bson.D{{Key: "b", Value: eq(7)}}},
 		{"_id range", bson.D{{Key: "_id", Value: gt(95)}}, "_id_", nil},
-		{"null is not exact", bson.D{{Key: "a", Value: nil}}, "a_1", bson.D{{Key: "a", Value: nil}}},
-		{"multikey", bson.D{{Key: "t", Value: 3}, {Key: "b", Value: gt(1)}}, "t_1", bson.D{{Key: "t", Value: 3}, {Key: "b", Value: gt(1)}}},
+		{"null is not exact", bson.D{{Key: "a", Value: nil}}, "a_1", bson.D{{Key: "a", Value: eq(nil)}}},
+		{"multikey", bson.D{{Key: "b", Value: gt(1)}, {Key: "t", Value: 3}}, "t_1", bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "t", Value: eq(3)}}, bson.D{{Key: "b", Value: gt(1)}}}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := bson.D{{Key: "find", Value: "residual"}, {Key: "filter", Value: tc.filter}, {Key: "hint", Value: tc.hint}}
@@ -407,6 +411,54 @@ func TestExplainFetchResidualFilter(t *testing.T) {
 				case tc.want != nil && !bytes.Equal(got.Document(), mustRaw(t, tc.want)):
 					t.Errorf("%v: FETCH filter %s, want %v", path, got, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// TestExplainParsedQuery checks parsedQuery for the filters whose
+// serialization needs more than the query package: $where's code, $text's
+// language (the text index's default when the query names none), and a
+// $in sorted under the query's collation.
+func TestExplainParsedQuery(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	coll := db.Collection("parsed")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "s", Value: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "s", Value: "text"}}, Options: options.Index().SetDefaultLanguage("spanish")}); err != nil {
+		t.Fatal(err)
+	}
+	text := func(lang string) bson.D {
+		return bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "café"}, {Key: "$language", Value: lang}, {Key: "$caseSensitive", Value: false}, {Key: "$diacriticSensitive", Value: false}}}}
+	}
+	for _, tc := range []struct {
+		name      string
+		filter    bson.D
+		collation bson.D
+		want      bson.D
+	}{
+		{"$where", bson.D{{Key: "$where", Value: "this.s == 'x'"}}, nil, bson.D{{Key: "$where", Value: bson.JavaScript("this.s == 'x'")}}},
+		{"$text", bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "café"}}}}, nil, text("spanish")},
+		{"$text $language", bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "café"}, {Key: "$language", Value: "en"}}}}, nil, text("en")},
+		{"$in collated", bson.D{{Key: "s", Value: bson.D{{Key: "$in", Value: bson.A{"10", "9", "2"}}}}},
+			bson.D{{Key: "locale", Value: "en"}, {Key: "numericOrdering", Value: true}},
+			bson.D{{Key: "s", Value: bson.D{{Key: "$in", Value: bson.A{"2", "9", "10"}}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := bson.D{{Key: "find", Value: "parsed"}, {Key: "filter", Value: tc.filter}}
+			if tc.collation != nil {
+				cmd = append(cmd, bson.E{Key: "collation", Value: tc.collation})
+			}
+			out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}}).Raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := bson.Marshal(tc.want)
+			if got := out.Lookup("queryPlanner", "parsedQuery").Document(); !bytes.Equal(got, want) {
+				t.Errorf("parsedQuery %s, want %s", got, bson.Raw(want))
 			}
 		})
 	}

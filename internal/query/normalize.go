@@ -1,0 +1,265 @@
+package query
+
+import (
+	"slices"
+
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Normalized is the filter as MongoDB 7.0's explain reports it
+// (parsedQuery, and a stage's filter): the tree MatchExpression::optimize
+// leaves, its lists sorted as sortMatchExpressionTree sorts them, each node
+// serialized by its own rule ({a: 5} is {a: {$eq: 5}}, {a: {$ne: 5}} is
+// {a: {$not: {$eq: 5}}}, two clauses are a $and). An $expr's expression is
+// shown as written, and a $jsonSchema as its schema.
+func (f *Filter) Normalized() bson.D {
+	return serializeNode(normalize(f.root))
+}
+
+// normalize is a copy of n's tree as MongoDB's optimizer leaves it: a $and
+// (an $or) absorbs the clauses of the $ands ($ors) among its clauses,
+// appending them after its own, and drops clauses always true (always
+// false); a list of one clause is that clause ($nor: its negation); a $and
+// holding a clause always false is one, as is an $or of none; an $or of
+// two or more equalities or regexes on one path is a $in; a $in of one
+// value is an equality (of one regex, a regex). Then each list is sorted
+// by compareClauses, its clauses first.
+func normalize(n *Node) *Node {
+	out := normalizeNode(n)
+	sortTree(out)
+	return out
+}
+
+func normalizeNode(n *Node) *Node {
+	c := *n
+	if len(n.Children) > 0 {
+		c.Children = make([]*Node, 0, len(n.Children))
+		for _, ch := range n.Children {
+			c.Children = append(c.Children, normalizeNode(ch))
+		}
+	}
+	switch c.Kind {
+	case KindAnd, KindOr:
+		return normalizeList(&c)
+	case KindNor:
+		if len(c.Children) == 1 {
+			return not(c.Children[0])
+		}
+	case KindIn:
+		eqs, res := inOperands(&c)
+		switch {
+		case len(eqs) == 1 && len(res) == 0:
+			return leaf(KindEq, c.Path, eqs[0], nil)
+		case len(eqs) == 0 && len(res) == 1:
+			return leaf(KindRegex, c.Path, res[0], nil)
+		}
+	}
+	return &c
+}
+
+// normalizeList applies ListOfMatchExpression's optimizer to $and or $or n,
+// whose clauses are normalized.
+func normalizeList(n *Node) *Node {
+	kept := n.Children[:0:0]
+	var absorbed []*Node
+	for _, c := range n.Children {
+		if c.Kind == n.Kind {
+			absorbed = append(absorbed, c.Children...)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	kept = append(kept, absorbed...)
+	isAnd := n.Kind == KindAnd
+	kept = slices.DeleteFunc(kept, func(c *Node) bool {
+		if isAnd {
+			return triviallyTrue(c)
+		}
+		return triviallyFalse(c)
+	})
+	switch {
+	case len(kept) == 0 && !isAnd:
+		return &Node{Kind: KindAlwaysFalse}
+	case len(kept) == 1:
+		return kept[0]
+	}
+	for _, c := range kept {
+		if isAnd && triviallyFalse(c) {
+			return &Node{Kind: KindAlwaysFalse}
+		}
+		if !isAnd && triviallyTrue(c) {
+			return &Node{Kind: KindAlwaysTrue}
+		}
+	}
+	if !isAnd && equalitiesOnOnePath(kept) {
+		return orAsIn(kept)
+	}
+	n.Children = kept
+	return n
+}
+
+func triviallyTrue(n *Node) bool {
+	return n.Kind == KindAlwaysTrue || n.Kind == KindAnd && len(n.Children) == 0
+}
+
+func triviallyFalse(n *Node) bool {
+	return n.Kind == KindAlwaysFalse || n.Kind == KindOr && len(n.Children) == 0
+}
+
+// sortTree sorts, below n and then at n, the clauses of each $and, $or
+// and $nor and the conditions of each $elemMatch on values.
+func sortTree(n *Node) {
+	for _, c := range n.Children {
+		sortTree(c)
+	}
+	switch n.Kind {
+	case KindAnd, KindOr, KindNor, KindElemMatchValue:
+		slices.SortStableFunc(n.Children, compareClauses)
+	}
+}
+
+// inOperands are $in n's equalities, sorted (under its collation) with
+// duplicates dropped, and its regexes in the order written, as
+// InMatchExpression keeps them.
+func inOperands(n *Node) (eqs, res []bson.RawValue) {
+	arr, _ := n.Value.Array().Values()
+	for _, v := range arr {
+		if v.Type == bson.TypeRegex {
+			res = append(res, v)
+		} else {
+			eqs = append(eqs, v)
+		}
+	}
+	cmp := values.Compare
+	if n.coll != nil {
+		cmp = func(a, b bson.RawValue) int { return values.Compare(n.coll.Transform(a), n.coll.Transform(b)) }
+	}
+	slices.SortStableFunc(eqs, cmp)
+	return slices.CompactFunc(eqs, func(a, b bson.RawValue) bool { return cmp(a, b) == 0 }), res
+}
+
+// serializeNode is n as MatchExpression::serialize writes it.
+func serializeNode(n *Node) bson.D {
+	switch n.Kind {
+	case KindAnd, KindOr, KindNor:
+		if len(n.Children) == 0 {
+			if n.Kind == KindOr {
+				return bson.D{{Key: "$alwaysFalse", Value: int32(1)}}
+			}
+			return bson.D{}
+		}
+		list := make(bson.A, len(n.Children))
+		for i, c := range n.Children {
+			list[i] = serializeNode(c)
+		}
+		return bson.D{{Key: n.Kind.String(), Value: list}}
+	case KindNot:
+		c := n.Children[0]
+		if c.Kind == KindAnd && len(c.Children) == 0 {
+			return bson.D{{Key: "$alwaysFalse", Value: int32(1)}}
+		}
+		if c.Kind == KindAnd && len(c.Children) == 1 {
+			c = c.Children[0]
+		}
+		if pathNode(c) {
+			return bson.D{{Key: c.Path, Value: bson.D{{Key: "$not", Value: rightHandSide(c)}}}}
+		}
+		return bson.D{{Key: "$nor", Value: bson.A{serializeNode(c)}}}
+	case KindAlwaysTrue, KindAlwaysFalse:
+		return bson.D{{Key: n.Kind.String(), Value: int32(1)}}
+	case KindExpr, KindJSONSchema:
+		return bson.D{{Key: n.Kind.String(), Value: n.Value}}
+	case KindSchemaMinProperties, KindSchemaMaxProperties:
+		return bson.D{{Key: n.Kind.String(), Value: n.count}}
+	case KindWhere:
+		code, _ := n.Value.StringValueOK()
+		if n.Value.Type == bson.TypeJavaScript {
+			code = n.Value.JavaScript()
+		}
+		return bson.D{{Key: "$where", Value: bson.JavaScript(code)}}
+	case KindText:
+		t := n.text
+		return bson.D{{Key: "$text", Value: bson.D{
+			{Key: "$search", Value: t.Search}, {Key: "$language", Value: t.language()},
+			{Key: "$caseSensitive", Value: t.CaseSensitive}, {Key: "$diacriticSensitive", Value: t.DiacriticSensitive},
+		}}}
+	}
+	return bson.D{{Key: n.Path, Value: rightHandSide(n)}}
+}
+
+// pathNode reports whether n is one of MongoDB's PathMatchExpressions,
+// which a $not keeps under their path ({a: {$not: {...}}}); the negation of
+// any other is a $nor of one clause.
+func pathNode(n *Node) bool {
+	switch n.Kind {
+	case KindAnd, KindOr, KindNor, KindNot, KindAlwaysTrue, KindAlwaysFalse, KindExpr,
+		KindJSONSchema, KindWhere, KindText, KindSchemaMinProperties, KindSchemaMaxProperties:
+		return false
+	}
+	return true
+}
+
+// rightHandSide is a path node's operator document, or, for a $not or
+// $and inside an $elemMatch on values, theirs merged ({$not: {$gt: 1,
+// $lt: 5}}).
+func rightHandSide(n *Node) bson.D {
+	switch n.Kind {
+	case KindNot:
+		return bson.D{{Key: "$not", Value: rightHandSide(n.Children[0])}}
+	case KindAnd:
+		var d bson.D
+		for _, c := range n.Children {
+			d = append(d, rightHandSide(c)...)
+		}
+		return d
+	case KindExists:
+		return bson.D{{Key: "$exists", Value: true}}
+	case KindIn:
+		eqs, res := inOperands(n)
+		list := make(bson.A, 0, len(eqs)+len(res))
+		for _, v := range eqs {
+			list = append(list, v)
+		}
+		for _, v := range res {
+			list = append(list, v)
+		}
+		return bson.D{{Key: "$in", Value: list}}
+	case KindRegex:
+		pattern, options := n.Value.Regex()
+		d := bson.D{{Key: "$regex", Value: pattern}}
+		if options != "" {
+			d = append(d, bson.E{Key: "$options", Value: options})
+		}
+		return d
+	case KindMod:
+		return bson.D{{Key: "$mod", Value: bson.A{n.mod[0], n.mod[1]}}}
+	case KindSize:
+		return bson.D{{Key: "$size", Value: int32(n.size)}}
+	case KindType:
+		return bson.D{{Key: "$type", Value: n.types.serialized()}}
+	case KindBitsAllSet, KindBitsAnySet, KindBitsAllClear, KindBitsAnyClear:
+		list := make(bson.A, len(n.bits))
+		for i, p := range n.bits {
+			list[i] = int32(p)
+		}
+		return bson.D{{Key: n.Kind.String(), Value: list}}
+	case KindElemMatchObject:
+		return bson.D{{Key: "$elemMatch", Value: serializeNode(n.Children[0])}}
+	case KindElemMatchValue:
+		var d bson.D
+		for _, c := range n.Children {
+			d = append(d, rightHandSide(c)...)
+		}
+		return bson.D{{Key: "$elemMatch", Value: d}}
+	case KindGeo:
+		// the operator document as written (see parseGeo)
+		elems, _ := bson.Raw(n.Value.Value).Elements()
+		d := make(bson.D, len(elems))
+		for i, e := range elems {
+			d[i] = bson.E{Key: e.Key(), Value: e.Value()}
+		}
+		return d
+	}
+	return bson.D{{Key: n.Kind.String(), Value: n.Value}}
+}
