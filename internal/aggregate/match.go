@@ -61,6 +61,20 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 	return m, nil
 }
 
+// shown is the stage's filter (its top-level $expr conditions included)
+// as explain shows it: parsed as the stage's was, then normalized.
+func (m *matchStage) shown(filter bson.Raw) any {
+	var let *expr.Let
+	if m.scope != nil {
+		let = &expr.Let{Scope: m.scope, Ctx: &expr.Context{}}
+	}
+	f, err := query.CompileCollated(filter, let, m.filter.Collator())
+	if err != nil {
+		return filter // the stage's own filter parsed
+	}
+	return f.Normalized()
+}
+
 func (m *matchStage) run(in Source, rt *runtime) Source {
 	filter, compiled := m.filter, !m.filter.UsesExpr()
 	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {

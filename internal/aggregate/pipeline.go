@@ -651,13 +651,16 @@ type explainer interface {
 
 // ExplainStages are the stages of Stages as explain lists them, after the
 // $cursor stage: {name: spec}, as written but for the stages explain shows
-// resolved ($out, $merge).
+// resolved ($out, $merge) and $match, whose filter is shown as MongoDB
+// serializes its normalized tree (query.Filter.Normalized).
 func (p *Pipeline) ExplainStages() []bson.D {
 	out := make([]bson.D, len(p.specs))
 	for i, spec := range p.specs {
 		el := spec.Index(0)
 		if e, ok := p.stages[i].(explainer); ok {
 			out[i] = bson.D{{Key: el.Key(), Value: e.explainSpec()}}
+		} else if m, ok := p.stages[i].(*matchStage); ok {
+			out[i] = bson.D{{Key: el.Key(), Value: m.shown(el.Value().Document())}}
 		} else {
 			out[i] = bson.D{{Key: el.Key(), Value: el.Value()}}
 		}

@@ -463,3 +463,31 @@ func TestExplainParsedQuery(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainMatchStage checks that an aggregate's explain shows a $match
+// that stays in the pipeline as MongoDB serializes its normalized filter.
+func TestExplainMatchStage(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	if _, err := db.Collection("matchstage").InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := bson.A{
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$a"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+		bson.D{{Key: "$match", Value: bson.D{{Key: "n", Value: 2}, {Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{3, 1}}}}}}},
+	}
+	out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "matchstage"}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}}}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages, _ := out.Lookup("stages").Array().Values()
+	// an equality sorts before a $in (MatchType's order), whatever the paths
+	want, _ := bson.Marshal(bson.D{{Key: "$and", Value: bson.A{
+		bson.D{{Key: "n", Value: bson.D{{Key: "$eq", Value: 2}}}},
+		bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{1, 3}}}}},
+	}}})
+	if got, ok := stages[len(stages)-1].Document().Lookup("$match").DocumentOK(); !ok || !bytes.Equal(got, want) {
+		t.Errorf("last stage %s, want {$match: %s}", stages[len(stages)-1], bson.Raw(want))
+	}
+}
