@@ -245,9 +245,36 @@ func matchNoDigit(re *regexp.Regexp, s string) []string {
 	return g
 }
 
-// freePartial is a time alone, or a month and day without a year, which
-// MongoDB finds incomplete.
-var freePartial = regexp.MustCompile(`^(?:[Tt]?\d{1,2}[:.]\d{2}(?:[:.]\d{2}(?:[.,]\d+)?)?|([A-Za-z]{3,9})[ \t.-]*\d{1,2}(?:st|nd|rd|th)?)$`)
+// freePartialDate and freePartialTime are what timelib reads as a date
+// without its year, or a time alone, which MongoDB finds incomplete: a
+// month name and day (datenoyear, "July 4th"), a day and month name
+// (datenoyearrev, "4 July", "1-Jan"), a month and day (americanshort,
+// "7/4"), a month name alone; then hours and minutes (timeshort24,
+// timelong24), a 12-hour clock (timetiny12, timeshort12, timelong12:
+// "11am"), four digits (gnunocolon's hours and minutes, so "2017" is
+// 20:17, else year4's year alone, as "1960"), or one of the words that
+// set only the time or nothing (now, today, midnight, noon, tomorrow,
+// yesterday). A partial date may have a partial time after it. The
+// groups of freePartialDate name the month.
+var (
+	freePartialDate = regexp.MustCompile(`^(?:([A-Za-z]{3,9})[ \t.-]*\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?[ \t.-]*([A-Za-z]{3,9})|(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])|([A-Za-z]{3,9}))(?:$|[ \t,]+)`)
+	freePartialTime = regexp.MustCompile(`^(?:[Tt]?\d{1,2}[:.]\d{2}(?:[:.]\d{2}(?:[.,]\d+)?)?|(?:1[0-2]|0?[1-9])(?:[:.][0-5]\d(?:[:.][0-5]\d)?)?[ \t]*[AaPp]\.?[Mm]\.?|[Tt]?(?:[01]\d|2[0-4])[0-5]\d|\d{4}|(?i:now|today|midnight|noon|tomorrow|yesterday))$`)
+)
+
+// partialFree reports whether s (trimmed) is a date without its year or a
+// time alone, as freePartialDate and freePartialTime read them.
+func partialFree(s string) bool {
+	if g := freePartialDate.FindStringSubmatch(s); g != nil {
+		if month := g[1] + g[2] + g[3]; month != "" {
+			if _, ok := monthNumber(month); !ok {
+				return freePartialTime.MatchString(s)
+			}
+		}
+		rest := s[len(g[0]):]
+		return rest == "" || freePartialTime.MatchString(rest)
+	}
+	return freePartialTime.MatchString(s)
+}
 
 // monthNumber reads a month's full or three-letter English name, or
 // timelib's "sept", in any case.
@@ -268,10 +295,8 @@ func monthNumber(name string) (int, bool) {
 func parseFree(s string) (parsedDate, error) {
 	norm := strings.Trim(s, " \t\n\r\x00\u00a0")
 	failed := func() (parsedDate, error) {
-		if g := freePartial.FindStringSubmatch(norm); g != nil {
-			if _, month := monthNumber(g[1]); g[1] == "" || month {
-				return parsedDate{}, incompleteDate(s)
-			}
+		if partialFree(norm) {
+			return parsedDate{}, incompleteDate(s)
 		}
 		// A zone alone ("UTC", a military letter, "GMT+02") is a zone
 		// without a date.
