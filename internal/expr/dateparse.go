@@ -21,6 +21,11 @@ const unset = -1 << 31
 type parsedDate struct {
 	y, m, d, h, i, s, ms int
 	zone                 *dateZone
+	// rel is the relative offset a string gave (years, months, days,
+	// hours, minutes, seconds, milliseconds), which timelib_update_ts
+	// adds to the local fields, after a weekday's move, when MongoDB
+	// adjusts the time to its zone.
+	rel [7]int64
 }
 
 // dateZone is a zone named in a date string: an offset ("+02:00",
@@ -169,12 +174,15 @@ var freeDates = []struct {
 // seconds separated by ":" or "." after "T" or blanks, with a fraction
 // after "." or ","; the same without separators after "T" (xmlrpc's
 // "T115602", "T1156"); a 12-hour clock with am or pm, with or without
-// minutes and seconds; noon and midnight.
+// minutes and seconds. freeRelWord is timelib's words now, today,
+// midnight, noon, tomorrow and yesterday; freeRelative its relative
+// (relnumber and reltextunit): a signed or unsigned number and a unit.
 var (
 	freeClock    = regexp.MustCompile(`^(?:[Tt]|[ \t]+)(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:[.,](\d+))?)?`)
 	freeCompact  = regexp.MustCompile(`^[Tt](\d{2})(\d{2})(\d{2})?`)
 	freeMeridian = regexp.MustCompile(`^[ \t]+(\d{1,2})(?:[:.](\d{2})(?:[:.](\d{2}))?)?[ \t]*([AaPp])\.?[Mm]\.?(?:$|[ \t])`)
-	freeNoon     = regexp.MustCompile(`^[ \t]+(?i:(noon)|midnight)\b`)
+	freeRelWord  = regexp.MustCompile(`^[ \t]+(?i:(now|today|midnight|noon|tomorrow|yesterday))\b`)
+	freeRelative = regexp.MustCompile(`^[ \t]*([+-]?)[ \t]*(\d{1,13})[ \t]*(?i:(years?|months?|fortnights?|forthnights?|weeks?|days?|hours?|minutes?|mins?|seconds?|secs?|milliseconds?|msecs?|ms))\b`)
 )
 
 // freeWeekday is timelib's weekday token at the start, a day's full or
@@ -452,38 +460,95 @@ func parseFree(s string) (parsedDate, error) {
 	if p.y == unset {
 		return failed()
 	}
-	if g := freeMeridian.FindStringSubmatch(rest); g != nil {
-		// hour12 is 1 to 12: 12am is midnight, 12pm noon.
-		if h := atoi(g[1]); h < 1 || h > 12 {
-			return failed()
+	// Times and relative words follow the date in any order, as timelib's
+	// scanner reads them: a second time is its "Double time
+	// specification"; now changes nothing; today and midnight unset the
+	// time (to 00:00, so that a time may follow), noon sets 12:00, and
+	// tomorrow and yesterday unset it and move a day; a number and a unit
+	// ("+1 day", "-2 hours", "3 weeks") is relative; the zone may come
+	// before them ("2017-07-04T10:00:00Z +1 day").
+	haveTime := false
+	for {
+		if g := freeMeridian.FindStringSubmatch(rest); g != nil {
+			// hour12 is 1 to 12: 12am is midnight, 12pm noon.
+			if h := atoi(g[1]); h < 1 || h > 12 || haveTime {
+				return failed()
+			}
+			p.h, p.i, p.s = atoi(g[1])%12, atoi(g[2]), atoi(g[3])
+			if g[4] == "p" || g[4] == "P" {
+				p.h += 12
+			}
+			haveTime, rest = true, rest[len(g[0]):]
+		} else if g := freeClock.FindStringSubmatch(rest); g != nil {
+			if haveTime {
+				return failed()
+			}
+			p.h, p.i, p.s = atoi(g[1]), atoi(g[2]), atoi(g[3])
+			if g[4] != "" {
+				p.ms = atoi((g[4] + "00")[:3])
+			}
+			haveTime, rest = true, rest[len(g[0]):]
+		} else if g := matchNoDigit(freeCompact, rest); g != nil {
+			if haveTime {
+				return failed()
+			}
+			p.h, p.i, p.s = atoi(g[1]), atoi(g[2]), atoi(g[3])
+			haveTime, rest = true, rest[len(g[0]):]
+		} else if g := freeRelWord.FindStringSubmatch(rest); g != nil {
+			word := strings.ToLower(g[1])
+			if word != "now" {
+				p.h, p.i, p.s, p.ms = 0, 0, 0, 0
+				haveTime = word == "noon"
+			}
+			switch word {
+			case "noon":
+				p.h = 12
+			case "tomorrow":
+				p.rel[2]++
+			case "yesterday":
+				p.rel[2]--
+			}
+			rest = rest[len(g[0]):]
+		} else if g := freeRelative.FindStringSubmatch(rest); g != nil {
+			n, err := strconv.ParseInt(g[2], 10, 64)
+			if err != nil {
+				return failed()
+			}
+			if g[1] == "-" {
+				n = -n
+			}
+			unit := strings.ToLower(g[3])
+			switch {
+			case strings.HasPrefix(unit, "y"):
+				p.rel[0] += n
+			case strings.HasPrefix(unit, "mo"):
+				p.rel[1] += n
+			case strings.HasPrefix(unit, "f"):
+				p.rel[2] += 14 * n
+			case strings.HasPrefix(unit, "w"):
+				p.rel[2] += 7 * n
+			case strings.HasPrefix(unit, "d"):
+				p.rel[2] += n
+			case strings.HasPrefix(unit, "h"):
+				p.rel[3] += n
+			case strings.HasPrefix(unit, "mi") && !strings.HasPrefix(unit, "mil"):
+				p.rel[4] += n
+			case strings.HasPrefix(unit, "s"):
+				p.rel[5] += n
+			default: // ms, msec, millisecond
+				p.rel[6] += n
+			}
+			rest = rest[len(g[0]):]
+		} else if z, next, ok := parseZone(rest, 0, true); ok && p.zone == nil {
+			// One zone, anywhere among them (a second is timelib's
+			// "Double timezone specification").
+			p.zone, rest = &z, rest[next:]
+		} else {
+			break
 		}
-		p.h, p.i, p.s = atoi(g[1])%12, atoi(g[2]), atoi(g[3])
-		if g[4] == "p" || g[4] == "P" {
-			p.h += 12
-		}
-		rest = rest[len(g[0]):]
-	} else if g := freeClock.FindStringSubmatch(rest); g != nil {
-		p.h, p.i, p.s = atoi(g[1]), atoi(g[2]), atoi(g[3])
-		if g[4] != "" {
-			p.ms = atoi((g[4] + "00")[:3])
-		}
-		rest = rest[len(g[0]):]
-	} else if g := matchNoDigit(freeCompact, rest); g != nil {
-		p.h, p.i, p.s = atoi(g[1]), atoi(g[2]), atoi(g[3])
-		rest = rest[len(g[0]):]
-	} else if g := freeNoon.FindStringSubmatch(rest); g != nil {
-		p.h, p.i, p.s = 0, 0, 0
-		if g[1] != "" {
-			p.h = 12
-		}
-		rest = rest[len(g[0]):]
 	}
 	if strings.TrimSpace(rest) != "" {
-		z, next, ok := parseZone(rest, 0, true)
-		if !ok || strings.TrimSpace(rest[next:]) != "" {
-			return failed()
-		}
-		p.zone = &z
+		return failed()
 	}
 	if badTime, badDate := p.h != unset && !validTime(p.h, p.i, p.s), !validDate(p.y, p.m, p.d); badTime || badDate {
 		return parsedDate{}, invalidFree(s, badTime, badDate)
@@ -751,7 +816,16 @@ func parseDate(s, format string, loc *time.Location) (time.Time, error) {
 		}
 		loc = time.FixedZone("", p.zone.offset)
 	}
-	return time.Date(p.y, time.Month(p.m), p.d, p.h, p.i, p.s, max(p.ms, 0)*1e6, loc), nil
+	// time.Date normalizes the fields as timelib_do_normalize does: a
+	// month past December is the next year's, a 31st past a short month's
+	// end the next month's first days.
+	r := p.rel
+	ms := int64(max(p.ms, 0)) + r[6]
+	secs := ms / 1000
+	if ms%1000 < 0 {
+		secs--
+	}
+	return time.Date(p.y+int(r[0]), time.Month(p.m+int(r[1])), p.d+int(r[2]), p.h+int(r[3]), p.i+int(r[4]), p.s+int(r[5]+secs), int(ms-secs*1000)*1e6, loc), nil
 }
 
 // isUTC reports whether loc is MongoDB's UTC zone: no timezone argument,
