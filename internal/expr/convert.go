@@ -209,9 +209,12 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 			return dateValue(tm.UnixMilli()), nil
 		case bson.TypeString:
 			s, _ := str(v)
+			// MongoDB's conversion table calls fromString in UTC and
+			// passes its ConversionFailure on as it is, without the
+			// "Failed to parse" wrapping of numbers and objectIds.
 			tm, err := parseDate(s, "", time.UTC)
 			if err != nil {
-				return fail("Error parsing date string")
+				return missing, err
 			}
 			return dateValue(tm.UnixMilli()), nil
 		}
