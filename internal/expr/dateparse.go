@@ -176,14 +176,29 @@ var freeDates = []struct {
 // "T115602", "T1156"); a 12-hour clock with am or pm, with or without
 // minutes and seconds. freeRelWord is timelib's words now, today,
 // midnight, noon, tomorrow and yesterday; freeRelative its relative
-// (relnumber and reltextunit): a signed or unsigned number and a unit.
+// (relnumber and reltextunit): a signed or unsigned number and a unit;
+// freeRelText its relativetext ("next month", "third day", "last year");
+// freeAgo its "ago", which negates the relative offset read before it.
 var (
 	freeClock    = regexp.MustCompile(`^(?:[Tt]|[ \t]+)(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:[.,](\d+))?)?`)
 	freeCompact  = regexp.MustCompile(`^[Tt](\d{2})(\d{2})(\d{2})?`)
 	freeMeridian = regexp.MustCompile(`^[ \t]+(\d{1,2})(?:[:.](\d{2})(?:[:.](\d{2}))?)?[ \t]*([AaPp])\.?[Mm]\.?(?:$|[ \t])`)
 	freeRelWord  = regexp.MustCompile(`^[ \t]+(?i:(now|today|midnight|noon|tomorrow|yesterday))\b`)
-	freeRelative = regexp.MustCompile(`^[ \t]*([+-]?)[ \t]*(\d{1,13})[ \t]*(?i:(years?|months?|fortnights?|forthnights?|weeks?|days?|hours?|minutes?|mins?|seconds?|secs?|milliseconds?|msecs?|ms))\b`)
+	freeRelative = regexp.MustCompile(`^[ \t]*([+-]?)[ \t]*(\d{1,13})[ \t]*` + freeUnits)
+	freeRelText  = regexp.MustCompile(`^[ \t]+(?i:(first|second|third|fourth|fifth|sixth|seventh|eighth|eight|ninth|tenth|eleventh|twelfth|next|last|previous|this))[ \t]+` + freeUnits)
+	freeAgo      = regexp.MustCompile(`^[ \t]+(?i:ago)\b`)
 )
+
+// freeUnits is timelib's reltextunit but its weekdays, as a group.
+const freeUnits = `(?i:(years?|months?|fortnights?|forthnights?|weeks?|days?|hours?|minutes?|mins?|seconds?|secs?|milliseconds?|msecs?|ms))\b`
+
+// relTextNumbers are the amounts of timelib's reltextnumber and
+// reltexttext words (timelib_lookup_relative_text).
+var relTextNumbers = map[string]int64{
+	"first": 1, "next": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+	"seventh": 7, "eight": 8, "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12,
+	"last": -1, "previous": -1, "this": 0,
+}
 
 // freeWeekday is timelib's weekday token at the start, a day's full or
 // three-letter name (dayfull, dayabbr) ending the string or followed by
@@ -464,8 +479,9 @@ func parseFree(s string) (parsedDate, error) {
 	// scanner reads them: a second time is its "Double time
 	// specification"; now changes nothing; today and midnight unset the
 	// time (to 00:00, so that a time may follow), noon sets 12:00, and
-	// tomorrow and yesterday unset it and move a day; a number and a unit
-	// ("+1 day", "-2 hours", "3 weeks") is relative; the zone may come
+	// tomorrow and yesterday unset it and move a day; a number or a word
+	// and a unit ("+1 day", "-2 hours", "3 weeks", "next month") is
+	// relative, and ago negates what came before it; the zone may come
 	// before them ("2017-07-04T10:00:00Z +1 day").
 	haveTime := false
 	for {
@@ -517,28 +533,16 @@ func parseFree(s string) (parsedDate, error) {
 			if g[1] == "-" {
 				n = -n
 			}
-			unit := strings.ToLower(g[3])
-			switch {
-			case strings.HasPrefix(unit, "y"):
-				p.rel[0] += n
-			case strings.HasPrefix(unit, "mo"):
-				p.rel[1] += n
-			case strings.HasPrefix(unit, "f"):
-				p.rel[2] += 14 * n
-			case strings.HasPrefix(unit, "w"):
-				p.rel[2] += 7 * n
-			case strings.HasPrefix(unit, "d"):
-				p.rel[2] += n
-			case strings.HasPrefix(unit, "h"):
-				p.rel[3] += n
-			case strings.HasPrefix(unit, "mi") && !strings.HasPrefix(unit, "mil"):
-				p.rel[4] += n
-			case strings.HasPrefix(unit, "s"):
-				p.rel[5] += n
-			default: // ms, msec, millisecond
-				p.rel[6] += n
-			}
+			p.addRelative(g[3], n)
 			rest = rest[len(g[0]):]
+		} else if g := freeRelText.FindStringSubmatch(rest); g != nil && !relTextWeek(g[1], g[2]) {
+			p.addRelative(g[2], relTextNumbers[strings.ToLower(g[1])])
+			rest = rest[len(g[0]):]
+		} else if g := freeAgo.FindString(rest); g != "" {
+			for i := range p.rel {
+				p.rel[i] = -p.rel[i]
+			}
+			rest = rest[len(g):]
 		} else if z, next, ok := parseZone(rest, 0, true); ok && p.zone == nil {
 			// One zone, anywhere among them (a second is timelib's
 			// "Double timezone specification").
@@ -583,6 +587,43 @@ func (p parsedDate) toWeekday(weekday int) parsedDate {
 	t = t.AddDate(0, 0, (weekday-int(t.Weekday())+7)%7)
 	p.y, p.m, p.d = t.Year(), int(t.Month()), t.Day()
 	return p
+}
+
+// relTextWeek reports whether word and unit are timelib's
+// relativetextweek ("next week", "this week"), which moves to a weekday
+// as well and is not read here.
+func relTextWeek(word, unit string) bool {
+	switch strings.ToLower(word) {
+	case "next", "last", "previous", "this":
+		return strings.HasPrefix(strings.ToLower(unit), "w")
+	}
+	return false
+}
+
+// addRelative adds n of a reltextunit (freeUnits) to p's relative offset,
+// as timelib_set_relative does: a week is 7 days, a fortnight 14.
+func (p *parsedDate) addRelative(unit string, n int64) {
+	unit = strings.ToLower(unit)
+	switch {
+	case strings.HasPrefix(unit, "y"):
+		p.rel[0] += n
+	case strings.HasPrefix(unit, "mo"):
+		p.rel[1] += n
+	case strings.HasPrefix(unit, "f"):
+		p.rel[2] += 14 * n
+	case strings.HasPrefix(unit, "w"):
+		p.rel[2] += 7 * n
+	case strings.HasPrefix(unit, "d"):
+		p.rel[2] += n
+	case strings.HasPrefix(unit, "h"):
+		p.rel[3] += n
+	case strings.HasPrefix(unit, "mi") && !strings.HasPrefix(unit, "mil"):
+		p.rel[4] += n
+	case strings.HasPrefix(unit, "s"):
+		p.rel[5] += n
+	default: // ms, msec, millisecond
+		p.rel[6] += n
+	}
 }
 
 func validDate(y, m, d int) bool {
