@@ -184,6 +184,11 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 	// pipeline reading no collection is not analysed.
 	textScore, geoNear := p.textScore, p.geoNear || p.noColl
 	defer func(text, geo bool) { p.textScore, p.geoNear = text, geo }(p.textScore, p.geoNear)
+	// optimizeErr is the first stage's error of optimizing an expression
+	// (expr.OptimizeError), which MongoDB meets once every stage has
+	// parsed (Pipeline::optimizePipeline after Pipeline::parse): a later
+	// stage's error of parsing comes first.
+	var optimizeErr error
 	for i, doc := range docs {
 		elems, err := doc.Elements()
 		if err != nil || len(elems) != 1 {
@@ -195,6 +200,12 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		}
 		p.textScore, p.geoNear = textScore, geoNear
 		s, err := p.stage(name, arg)
+		if err != nil && expr.IsOptimizeError(err) {
+			if optimizeErr == nil {
+				optimizeErr = err
+			}
+			s, err = failingStage{err}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -245,6 +256,9 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 			}
 		}
 		out = append(out, s)
+	}
+	if optimizeErr != nil {
+		return nil, optimizeErr
 	}
 	if err := p.markSortKeys(docs, out); err != nil {
 		return nil, err

@@ -399,6 +399,10 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 		return nil, err
 	}
 	ss, err := p.pipeline(stages)
+	if err != nil && expr.IsOptimizeError(err) {
+		// Pipeline::optimizePipeline's context
+		return nil, mongoerr.AddContext(err, "Failed to optimize pipeline")
+	}
 	if err != nil {
 		return nil, err
 	}

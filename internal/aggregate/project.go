@@ -61,6 +61,9 @@ type projParse struct {
 	// idSubfield is set once a path below _id ("_id.x") is named: an
 	// inclusion then keeps only what names _id's fields.
 	idSubfield bool
+	// optimizeErr is the first field's error of optimizing its
+	// expression (expr.OptimizeError), met once every field has parsed.
+	optimizeErr error
 	// hasMeta is set by a {$meta: ...} field, which $project allows in an
 	// exclusion projection and which decides neither mode; without any
 	// inclusion or exclusion it makes an inclusion.
@@ -69,8 +72,13 @@ type projParse struct {
 
 // invalidStage writes the context MongoDB gives every error of parsing a
 // projection stage's specification, expressions' included: "Invalid
-// $project :: caused by :: ..." (or the name the stage was given).
+// $project :: caused by :: ..." (or the name the stage was given). An
+// error of optimizing its expressions is not one of parsing: the
+// pipeline gives it its own context (Parse).
 func invalidStage(stage string, err error) error {
+	if expr.IsOptimizeError(err) {
+		return err
+	}
 	return mongoerr.AddContext(err, "Invalid "+stage)
 }
 
@@ -97,6 +105,9 @@ func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) 
 	}
 	if err := pp.object(fs, ""); err != nil {
 		return nil, invalidStage(stageName, err)
+	}
+	if pp.optimizeErr != nil {
+		return nil, pp.optimizeErr
 	}
 	if add {
 		return &projection{mode: addFields, root: pp.root}, nil
@@ -301,6 +312,13 @@ func (pp *projParse) computed(path string, item *projItem, v bson.RawValue, oper
 		return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
 	}
 	e, err := expr.Compile(v, pp.p.scope)
+	if expr.IsOptimizeError(err) {
+		// the other fields parse first
+		if pp.optimizeErr == nil {
+			pp.optimizeErr = err
+		}
+		err = nil
+	}
 	if err != nil {
 		return err
 	}

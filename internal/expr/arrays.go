@@ -292,7 +292,7 @@ func compileIndexOfArray(coll *collation.Collator) opCompiler {
 			case arr.value.Type != bson.TypeArray:
 				for _, a := range args[1:] {
 					if !a.constant {
-						return nil, mongoerr.New(mongoerr.IndexOfArrayConstFirstNotArray, "First operand of $indexOfArray must be an array. First argument is of type: %s", typeName(arr.value))
+						return c.optimizeFailed(mongoerr.New(mongoerr.IndexOfArrayConstFirstNotArray, "First operand of $indexOfArray must be an array. First argument is of type: %s", typeName(arr.value)), nil), nil
 					}
 				}
 			}
@@ -550,7 +550,7 @@ func compileSetIsSubset(coll *collation.Collator) opCompiler {
 		a, b := args[0], args[1]
 		if b.constant && !a.constant && !c.deferFolds {
 			if b.value.Type != bson.TypeArray {
-				return nil, mongoerr.New(mongoerr.SetIsSubsetConstSecondNotArray, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b.value))
+				return c.optimizeFailed(mongoerr.New(mongoerr.SetIsSubsetConstSecondNotArray, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b.value)), nil), nil
 			}
 			super := setOf(coll, b.value)
 			return &Expr{eval: func(st *state) (bson.RawValue, error) {

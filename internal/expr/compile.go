@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,42 @@ type compiler struct {
 	// deferFolds is set while compiling what MongoDB's optimize skips
 	// (see compileDeferringFolds).
 	deferFolds bool
+	// optimizeErr is the first error evaluating a constant subexpression
+	// met, which fails the compilation once the whole expression has
+	// parsed (optimizeFailed).
+	optimizeErr error
+}
+
+// OptimizeError is an error MongoDB raises as it optimizes an expression
+// it has parsed whole: the evaluation of a constant subexpression failed
+// ({$abs: "x"}). Every error of parsing comes first, the expression's and
+// the rest of its pipeline's ({$add: [{$abs: "x"}, {$bad: 1}]} is
+// InvalidPipelineOperator); a pipeline gives this one its context
+// (aggregate.Parse).
+type OptimizeError struct{ Err error }
+
+func (e *OptimizeError) Error() string { return e.Err.Error() }
+func (e *OptimizeError) Unwrap() error { return e.Err }
+
+// IsOptimizeError reports whether err is an OptimizeError.
+func IsOptimizeError(err error) bool {
+	_, ok := errors.AsType[*OptimizeError](err)
+	return ok
+}
+
+// optimizeFailed records err, a check or evaluation of MongoDB's optimize
+// that failed, and returns an expression standing for the failed one (fn,
+// or one failing with err) while the rest of the expression parses: the
+// compilation fails with the first such error unless a parse error comes
+// first, and the expression never runs.
+func (c *compiler) optimizeFailed(err error, fn evalFn) *Expr {
+	if c.optimizeErr == nil {
+		c.optimizeErr = err
+	}
+	if fn == nil {
+		fn = func(*state) (bson.RawValue, error) { return missing, err }
+	}
+	return &Expr{eval: fn}
 }
 
 // compileDeferringFolds compiles v, with constant subexpressions that fail
@@ -62,7 +99,8 @@ func IsOperator(name string) bool {
 // literals, {$op: args} operator documents, and documents and arrays whose
 // values are expressions. A nil scope is the root scope with no user
 // variables. Errors are *mongoerr.Error with MongoDB's code for the same
-// expression.
+// expression; an OptimizeError comes with the expression parsed, which
+// must not run.
 func Compile(v bson.RawValue, s *Scope) (*Expr, error) {
 	e, _, err := compileRoot(v, s)
 	return e, err
@@ -99,6 +137,10 @@ func compileRoot(v bson.RawValue, s *Scope) (*Expr, *compiler, error) {
 	e, err := c.compile(v, s)
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.optimizeErr != nil {
+		// the expression too, for the rest of a stage to parse
+		return e, c, &OptimizeError{Err: c.optimizeErr}
 	}
 	if e.slots != c.slots {
 		cp := *e
@@ -357,9 +399,10 @@ func walkArray(arr []byte, path []string) bson.RawValue {
 
 // fold wraps fn as an expression over args. When every argument is constant
 // the expression is evaluated once now and becomes a constant, and an
-// evaluation error is the compilation's, unless deferFolds: MongoDB's
-// optimize evaluates constant subexpressions when it parses, so {$cond:
-// [false, {$divide: [1, 0]}, 1]} fails before any document is read.
+// evaluation error is the compilation's (optimizeFailed), unless
+// deferFolds: MongoDB's optimize evaluates constant subexpressions before
+// it runs, so {$cond: [false, {$divide: [1, 0]}, 1]} fails before any
+// document is read.
 func (c *compiler) fold(args []*Expr, fn evalFn) (*Expr, error) {
 	for _, a := range args {
 		if !a.constant {
@@ -371,7 +414,7 @@ func (c *compiler) fold(args []*Expr, fn evalFn) (*Expr, error) {
 	case err != nil && c.deferFolds:
 		return &Expr{eval: fn}, nil
 	case err != nil:
-		return nil, err
+		return c.optimizeFailed(err, fn), nil
 	}
 	return constExpr(v), nil
 }

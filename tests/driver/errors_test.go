@@ -457,11 +457,15 @@ func TestLargeWriteErrorMessages(t *testing.T) {
 // with MongoDB 7.0's codes and messages: find's projection (its positional
 // projection's run-time errors after "Executor error during find command",
 // sorted or not), $project and $unset (every error after "Invalid
-// <stage>"), variable names, $group's fields and $collStats.
+// <stage>"), variable names, $group's fields and $collStats; a constant
+// subexpression failing (once the whole pipeline has parsed, after
+// "Failed to optimize pipeline", which find's $expr does not have).
 func TestLanguageErrorMessages(t *testing.T) {
 	const middle = "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, " +
 		"for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent."
 	const dollar = "FieldPath field names may not start with '$'. Consider using $getField or $setField."
+	absString := bson.D{{Key: "$abs", Value: "x"}}
+	const absMsg = "$abs only supports numeric types, not string"
 	tests := []struct {
 		name       string
 		filter     bson.D
@@ -522,6 +526,26 @@ func TestLanguageErrorMessages(t *testing.T) {
 			code: 16412, msg: "FieldPath field names may not contain '.'. Consider using $getField or $setField."},
 		{name: "collStats null", pipeline: bson.A{bson.D{{Key: "$collStats", Value: nil}}},
 			code: 5447000, msg: "$collStats must take a nested object but found: $collStats: null"},
+		{name: "project constant failing to optimize", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: absString}}}}},
+			code: 28765, msg: "Failed to optimize pipeline :: caused by :: " + absMsg},
+		{name: "group _id constant failing to optimize", pipeline: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: absString}}}}},
+			code: 28765, msg: "Failed to optimize pipeline :: caused by :: " + absMsg},
+		{name: "match $expr constant failing to optimize", pipeline: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: absString}}}}},
+			code: 28765, msg: "Failed to optimize pipeline :: caused by :: " + absMsg},
+		{name: "facet constant failing to optimize", pipeline: bson.A{bson.D{{Key: "$facet", Value: bson.D{{Key: "f", Value: bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "r", Value: absString}}}}}}}}}},
+			code: 28765, msg: "Failed to optimize pipeline :: caused by :: " + absMsg},
+		{name: "project parse error after a constant failing", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: bson.D{{Key: "$add", Value: bson.A{absString, bson.D{{Key: "$bad", Value: 1}}}}}}}}}},
+			code: 168, msg: "Invalid $project :: caused by :: Unrecognized expression '$bad'"},
+		{name: "project field's parse error after a constant failing", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: absString}, {Key: "q", Value: bson.D{{Key: "$toInt", Value: bson.A{1, 2}}}}}}}},
+			code: 16020, msg: "Invalid $project :: caused by :: Expression $toInt takes exactly 1 arguments. 2 were passed in."},
+		{name: "project constants failing twice", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: absString}, {Key: "q", Value: bson.D{{Key: "$divide", Value: bson.A{1, 0}}}}}}}},
+			code: 28765, msg: "Failed to optimize pipeline :: caused by :: " + absMsg},
+		{name: "stage's parse error after a constant failing", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: absString}}}}, bson.D{{Key: "$limit", Value: -1}}},
+			code: 5107201, msg: "invalid argument to $limit stage: Expected a non-negative number in: $limit: -1"},
+		{name: "find $expr constant failing", filter: bson.D{{Key: "$expr", Value: absString}},
+			code: 28765, msg: absMsg},
+		{name: "find $expr parse error after a constant failing", filter: bson.D{{Key: "$expr", Value: bson.D{{Key: "$add", Value: bson.A{absString, bson.D{{Key: "$bad", Value: 1}}}}}}},
+			code: 168, msg: "Unrecognized expression '$bad'"},
 	}
 	client, _ := startServer(t)
 	coll := client.Database(testDB).Collection("projerrors")
