@@ -145,6 +145,10 @@ type Options struct {
 	// command's let and constants, shared with its filter); Let is then
 	// ignored.
 	Bound *expr.Let
+	// Update marks an update's pipeline, which MongoDB parses and never
+	// optimizes (PipelineExecutor): a constant subexpression that fails
+	// fails each document it is evaluated on, not the parse.
+	Update bool
 	// MemoryLimit overrides DefaultMemoryLimit when positive.
 	MemoryLimit int64
 	// SortMemoryLimit, when positive, is the budget of a $sort instead
@@ -389,6 +393,9 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	scope := let.Scope
 	if opts.Collator != nil {
 		scope = scope.Collated(opts.Collator)
+	}
+	if opts.Update {
+		scope = scope.Unoptimized()
 	}
 	p := &parser{opts: o, scope: scope, where: topLevel, noColl: opts.Coll == "", coll: opts.Coll, ctx: ectx}
 	if p.noColl && len(stages) == 0 {

@@ -85,7 +85,7 @@ func compilePipelineUpdate(spec bson.Raw, coll string, let *expr.Let, c *collati
 		}
 		stages[i] = doc
 	}
-	p, err := aggregate.Parse(stages, aggregate.Options{Coll: coll, Bound: let, Collator: c})
+	p, err := aggregate.Parse(stages, aggregate.Options{Coll: coll, Bound: let, Collator: c, Update: true})
 	if err != nil {
 		return nil, err
 	}

@@ -132,8 +132,9 @@ func compileRoot(v bson.RawValue, s *Scope) (*Expr, *compiler, error) {
 	}
 	// A collection validator is parsed but not optimized (MongoDB's
 	// parseValidator), so a constant subexpression that fails, such as
-	// {$divide: [10, 0]}, fails each write it checks, not the collMod.
-	c := &compiler{deferFolds: s.validator}
+	// {$divide: [10, 0]}, fails each write it checks, not the collMod;
+	// an update's pipeline likewise (PipelineExecutor).
+	c := &compiler{deferFolds: s.validator || s.unoptimized}
 	e, err := c.compile(v, s)
 	if err != nil {
 		return nil, nil, err

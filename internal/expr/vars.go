@@ -21,7 +21,11 @@ type Scope struct {
 	// refuses $function and folds no failing constant; children inherit
 	// it.
 	validator bool
-	names     []string
+	// unoptimized marks expressions MongoDB parses and never optimizes
+	// (an update's pipeline): a failing constant fails as it is
+	// evaluated, as in a validator; children inherit it.
+	unoptimized bool
+	names       []string
 	// slots[i] is the evaluation slot of names[i]; -1 marks a variable whose
 	// value the caller supplies in Context.Vars.
 	slots []int
@@ -61,8 +65,16 @@ func (c *Scope) init(parent *Scope, names []string) {
 		}
 	}
 	if parent != nil {
-		c.bound, c.coll, c.validator = parent.bound, parent.coll, parent.validator
+		c.bound, c.coll, c.validator, c.unoptimized = parent.bound, parent.coll, parent.validator, parent.unoptimized
 	}
+}
+
+// Unoptimized returns a child scope for expressions MongoDB never
+// optimizes, whose failing constants fail only when evaluated.
+func (s *Scope) Unoptimized() *Scope {
+	c := s.With()
+	c.unoptimized = true
+	return c
 }
 
 // InValidator returns a child scope for a collection validator's

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -64,6 +65,33 @@ func TestPipelineUpdates(t *testing.T) {
 				t.Fatalf("got %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+// TestPipelineUpdateConstantFailsWhenEvaluated: MongoDB parses an update's
+// pipeline and never optimizes it (PipelineExecutor), so a constant
+// subexpression that fails fails the documents it is evaluated on: an
+// update matching none succeeds; a parse error fails it still.
+func TestPipelineUpdateConstantFailsWhenEvaluated(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("pipe_const")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	failing := mongo.Pipeline{{{Key: "$set", Value: bson.D{{Key: "r", Value: bson.D{{Key: "$abs", Value: "x"}}}}}}}
+	res, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 2}}, failing)
+	if err != nil || res.MatchedCount != 0 {
+		t.Fatalf("no match: %v, %v", res, err)
+	}
+	var we mongo.WriteException
+	_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, failing)
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 28765 || we.WriteErrors[0].Message != "$abs only supports numeric types, not string" {
+		t.Fatalf("match: %v", err)
+	}
+	unknown := mongo.Pipeline{{{Key: "$set", Value: bson.D{{Key: "r", Value: bson.D{{Key: "$bad", Value: 1}}}}}}}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 2}}, unknown); serverCode(err) != 168 {
+		t.Fatalf("parse error: %v", err)
 	}
 }
 
