@@ -85,8 +85,11 @@ func (e *Error) Unwrap() error { return e.Err }
 var ErrMatchLimit = errors.New("match limit exceeded")
 
 // matchTimeout bounds one match's time, in place of PCRE2's bound on its
-// steps (match_limit, ten million by default, some 100 ms of work).
-const matchTimeout = 100 * time.Millisecond
+// steps (match_limit, ten million by default, some 100 ms of work). It is
+// wall time: a match the scheduler stalls on a loaded machine (seen at
+// 100 ms, a load average of 15 on two cores) would be cut short, which the
+// query language counts as no match, so it allows ten times PCRE2's work.
+const matchTimeout = time.Second
 
 // maxPatternLength is the longest pattern MongoDB lets PCRE2 compile, in
 // bytes.
