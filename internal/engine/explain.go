@@ -199,11 +199,14 @@ func queryPlanner(ns string, filter *query.Filter, c *Collection, id cacheIdenti
 // shownFilter is how q's explain shows the part of its filter a stage
 // applies: parsed as q's was, under the find's let variables and
 // collation, and serialized as MongoDB serializes its normalized tree.
+// Without the let variables (a plan cache entry's plan, made for every
+// query of its shape), a part reading them is shown as written.
 func shownFilter(q compiledFind, let *expr.Let) func(bson.Raw) any {
+	coll := q.filter.Collator()
 	return func(part bson.Raw) any {
-		f, err := query.CompileCollated(part, let, q.filter.Collator())
+		f, err := query.CompileCollated(part, let, coll)
 		if err != nil {
-			return part // a part of a filter that compiled compiles
+			return part
 		}
 		return f.Normalized()
 	}

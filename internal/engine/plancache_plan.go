@@ -117,7 +117,8 @@ func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledF
 // query's documents, not slices of the request's message.
 func (e *Engine) cacheEntry(c *Collection, id cacheIdentity, q compiledFind, res *trialResult, limit int64) *planCacheEntry {
 	filter, sortDoc, projDoc := slices.Clone(q.filter.Doc()), slices.Clone(q.sortDoc), slices.Clone(q.projDoc)
-	shape := planner.Shape{Filter: filter, Sort: sortDoc, Projection: projDoc, Limit: limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()}
+	shape := planner.Shape{Filter: filter, Sort: sortDoc, Projection: projDoc, Limit: limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered(),
+		ShowFilter: shownFilter(q, nil)}
 	from := bson.D{{Key: "query", Value: filter}}
 	from = append(from, bson.E{Key: "sort", Value: docOrEmpty(sortDoc)}, bson.E{Key: "projection", Value: docOrEmpty(projDoc)})
 	if coll := q.filter.Collator(); coll != nil {
