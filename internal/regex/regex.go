@@ -48,7 +48,8 @@ const (
 	// Invalid is a pattern that does not compile.
 	Invalid
 	// Unsupported is valid PCRE2 syntax Folio does not run (recursion,
-	// branch reset, \K, \X, newline conventions); Err names it.
+	// branch reset, \K, \X, the newline conventions of more than one
+	// character); Err names it.
 	Unsupported
 )
 
@@ -135,9 +136,9 @@ func Compile(pattern, options string) (*Regexp, error) {
 		return nil, &Error{Kind: Invalid, Err: errors.New("pattern string is longer than the limit set by the application")}
 	}
 	if extended {
-		pattern = stripExtended(pattern)
+		pattern = stripExtended(pattern, newlineOf(pattern).byteOf())
 	}
-	translated, ucp, err := translate(pattern, opts&regexp2.Multiline != 0, opts&regexp2.IgnoreCase != 0)
+	translated, ucp, err := translate(pattern, opts&regexp2.Multiline != 0, opts&regexp2.Singleline != 0, opts&regexp2.IgnoreCase != 0)
 	if err != nil {
 		return nil, err
 	}
@@ -219,9 +220,9 @@ func (r *Regexp) FindAll(s string, limit int, yield func(Found) bool) error {
 }
 
 // stripExtended applies PCRE's extended mode: whitespace, and comments from
-// an unescaped # to the end of the line, are removed outside character
-// classes.
-func stripExtended(p string) string {
+// an unescaped # to the end of the line (the newline character nl), are
+// removed outside character classes.
+func stripExtended(p string, nl byte) string {
 	var b strings.Builder
 	inClass := false
 	for i := 0; i < len(p); i++ {
@@ -240,7 +241,7 @@ func stripExtended(p string) string {
 			inClass = true
 			b.WriteByte(c)
 		case c == '#':
-			for i < len(p) && p[i] != '\n' {
+			for i < len(p) && p[i] != nl {
 				i++
 			}
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':

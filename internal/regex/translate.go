@@ -37,7 +37,10 @@ import (
 //     other);
 //   - a lookbehind holding a backreference or a conditional is matched
 //     forwards from the start of each branch, as PCRE2 matches it;
-//   - (*UTF) and the start-of-pattern optimization and limit settings are
+//   - under (*CR) or (*NUL), the newline convention, . and \N match any
+//     character but that one, and ^, $ and \Z find line ends at it;
+//     (*BSR_ANYCRLF) makes \R match CR, LF and CR LF only;
+//   - (*UTF) and the start-of-pattern optimization settings are
 //     dropped; (*FAIL) becomes (?!); the alphabetic assertions (*pla:,
 //     (*nla:, (*plb:, (*nlb:, (*atomic: and their long names become the
 //     groups they name.
@@ -48,12 +51,14 @@ import (
 // What regexp2 cannot run is refused (Unsupported): recursion and
 // subroutine calls, branch reset (?|, \K, \X, \C, backtracking verbs,
 // non-atomic and script-run assertions,
-// the U and J flags, and newline conventions other than LF.
-func translate(p string, multiline, caseless bool) (string, bool, error) {
-	t := &translator{p: p, m: multiline, fold: caseless, atom: -1}
+// the U and J flags, match limits, and the newline conventions of more
+// than one character ((*CRLF), (*ANYCRLF), (*ANY)), with which PCRE2 also
+// moves a search past a CR LF pair at once.
+func translate(p string, multiline, dotall, caseless bool) (string, bool, error) {
+	t := &translator{p: p, m: multiline, s: dotall, fold: caseless, atom: -1}
 	err := t.run()
 	if t.forward && errors.Is(err, errLookbehind) {
-		t = &translator{p: p, m: multiline, fold: caseless, atom: -1, earlier: t}
+		t = &translator{p: p, m: multiline, s: dotall, fold: caseless, atom: -1, earlier: t}
 		err = t.run()
 	}
 	if err != nil {
@@ -85,9 +90,13 @@ type translator struct {
 	i   int
 	out []byte
 	ucp bool
-	// m, x and fold are the multiline, extended and caseless flags in
-	// effect.
-	m, x, fold bool
+	// nl is the newline convention and bsrCRLF is set by (*BSR_ANYCRLF),
+	// both from the start-of-pattern items.
+	nl      newline
+	bsrCRLF bool
+	// m, s, x and fold are the multiline, dotall, extended and caseless
+	// flags in effect.
+	m, s, x, fold bool
 	// open holds the groups open at i.
 	open []group
 	// atom is where in out the last quantifiable item starts, -1 when none.
@@ -113,9 +122,9 @@ type translator struct {
 }
 
 type group struct {
-	start      int
-	m, x, fold bool // the flags in effect before the group
-	kind       groupKind
+	start         int
+	m, s, x, fold bool // the flags in effect before the group
+	kind          groupKind
 	// capture is the group's number when it captures, else 0.
 	capture int
 	// before is the enclosing branch's width when the group opened;
@@ -170,8 +179,50 @@ func unsupported(format string, args ...any) error {
 	return &Error{Kind: Unsupported, Err: fmt.Errorf("Folio does not support "+format+" in regular expressions", args...)}
 }
 
-// startOptions consumes PCRE2's start-of-pattern items: (*UTF), (*UCP) and
-// optimization switches; it refuses limits and newline conventions.
+// newline is a PCRE2 newline convention of one character: the zero value
+// is LF, PCRE2's default (MongoDB builds it so).
+type newline uint8
+
+const (
+	newlineLF newline = iota
+	newlineCR
+	newlineNUL
+)
+
+// escaped is the convention's character as an escape sequence.
+func (nl newline) escaped() string {
+	switch nl {
+	case newlineCR:
+		return `\r`
+	case newlineNUL:
+		return `\x00`
+	}
+	return `\n`
+}
+
+// byteOf is the convention's character.
+func (nl newline) byteOf() byte {
+	switch nl {
+	case newlineCR:
+		return '\r'
+	case newlineNUL:
+		return 0
+	}
+	return '\n'
+}
+
+// newlineOf is the newline convention p's start-of-pattern items set
+// (the last one given wins, as in PCRE2).
+func newlineOf(p string) newline {
+	t := translator{p: p}
+	_ = t.startOptions() // translate reports the items it refuses
+	return t.nl
+}
+
+// startOptions consumes PCRE2's start-of-pattern items: (*UTF), (*UCP),
+// optimization switches, the newline conventions of one character and
+// \R's; it refuses limits, the other newline conventions and the match
+// options.
 func (t *translator) startOptions() error {
 	for strings.HasPrefix(t.p[t.i:], "(*") {
 		end := strings.IndexByte(t.p[t.i:], ')')
@@ -180,8 +231,16 @@ func (t *translator) startOptions() error {
 		}
 		name := t.p[t.i+2 : t.i+end]
 		switch {
-		case name == "UTF" || name == "UTF8" || name == "LF" ||
+		case name == "UTF" || name == "UTF8" ||
 			name == "NO_AUTO_POSSESS" || name == "NO_START_OPT" || name == "NO_DOTSTAR_ANCHOR" || name == "NO_JIT":
+		case name == "LF":
+			t.nl = newlineLF
+		case name == "CR":
+			t.nl = newlineCR
+		case name == "NUL":
+			t.nl = newlineNUL
+		case name == "BSR_ANYCRLF" || name == "BSR_UNICODE":
+			t.bsrCRLF = name == "BSR_ANYCRLF"
 		case strings.HasPrefix(name, "LIMIT_MATCH=") || strings.HasPrefix(name, "LIMIT_DEPTH=") ||
 			strings.HasPrefix(name, "LIMIT_HEAP=") || strings.HasPrefix(name, "LIMIT_RECURSION="):
 			// PCRE2 fails a match past them (51156); Folio's engine
@@ -189,8 +248,7 @@ func (t *translator) startOptions() error {
 			return unsupported("(*%s)", name)
 		case name == "UCP":
 			t.ucp = true
-		case name == "CR" || name == "CRLF" || name == "ANYCRLF" || name == "ANY" || name == "NUL" ||
-			name == "BSR_ANYCRLF" || name == "BSR_UNICODE" || name == "NOTEMPTY" || name == "NOTEMPTY_ATSTART":
+		case name == "CRLF" || name == "ANYCRLF" || name == "ANY" || name == "NOTEMPTY" || name == "NOTEMPTY_ATSTART":
 			return unsupported("(*%s)", name)
 		default:
 			return nil // a backtracking verb, for step
@@ -257,16 +315,28 @@ func (t *translator) step() error {
 	case c == '{' && quantifierLen(t.p[t.i:]) > 0:
 		return t.quantifier(quantifierLen(t.p[t.i:]))
 	case c == '$' && !t.m:
-		t.anchor(`(?=\n?\z)`, 1)
+		t.anchor(`(?=`+t.nl.escaped()+`?\z)`, 1)
+	case c == '$' && t.nl != newlineLF:
+		t.anchor(`(?=`+t.nl.escaped()+`|\z)`, 1)
 	case c == '^' && t.m:
-		t.anchor(`(?:\A|(?<=\n)(?!\z))`, 1)
+		t.anchor(`(?:\A|(?<=`+t.nl.escaped()+`)(?!\z))`, 1)
+	case c == '.' && !t.s && t.nl != newlineLF:
+		t.item(`[^`+t.nl.escaped()+`]`, 1, 1)
 	case t.x && c == '#':
-		end := strings.IndexByte(t.p[t.i:], '\n')
+		// passed on to regexp2, which ends it at a LF (and so keeps the
+		// items on either side apart, as PCRE2 does: {1#c\n,3} is no
+		// quantifier), with a LF where PCRE2 ends it, at the newline
+		// convention's character, and none before
+		end := strings.IndexByte(t.p[t.i:], t.nl.byteOf())
 		if end < 0 {
-			end = len(t.p) - t.i - 1
+			end = len(t.p) - t.i
 		}
-		t.emit(t.p[t.i : t.i+end+1])
-		t.i += end + 1
+		t.emit(strings.ReplaceAll(t.p[t.i:t.i+end], "\n", " "))
+		if t.i+end < len(t.p) {
+			t.emit("\n")
+			end++
+		}
+		t.i += end
 	case t.x && strings.IndexByte(" \t\n\r\f\v", c) >= 0:
 		t.emit(t.p[t.i : t.i+1])
 		t.i++
@@ -397,7 +467,7 @@ func (t *translator) escape() error {
 	case 'E':
 		t.i += 2
 	case 'Z':
-		t.anchor(`(?=\n?\z)`, 2)
+		t.anchor(`(?=`+t.nl.escaped()+`?\z)`, 2)
 	case 'K', 'X', 'C':
 		return unsupported(`\%c`, n)
 	case 's', 'S':
@@ -425,12 +495,16 @@ func (t *translator) escape() error {
 	case 'V':
 		t.item("[^"+vSpaceClass+"]", 2, 1)
 	case 'R':
-		t.item(lineBreakExpr, 2, varies)
+		if t.bsrCRLF {
+			t.item(`(?>\r\n|[\r\n])`, 2, varies)
+		} else {
+			t.item(lineBreakExpr, 2, varies)
+		}
 	case 'N':
 		if t.i+2 < len(t.p) && t.p[t.i+2] == '{' {
 			return unsupported(`\N{...}`)
 		}
-		t.item(`[^\n]`, 2, 1)
+		t.item(`[^`+t.nl.escaped()+`]`, 2, 1)
 	case 'g':
 		return t.backreference()
 	case 'k':
@@ -1031,7 +1105,7 @@ const maxNesting = 250
 
 // push opens a group written as open, n bytes of pattern.
 func (t *translator) push(open string, n int, kind groupKind) {
-	t.open = append(t.open, group{start: len(t.out), m: t.m, x: t.x, fold: t.fold, kind: kind, before: t.width, branches: unset, fixed: true})
+	t.open = append(t.open, group{start: len(t.out), m: t.m, s: t.s, x: t.x, fold: t.fold, kind: kind, before: t.width, branches: unset, fixed: true})
 	t.emit(open)
 	t.i += n
 	t.atom = -1
@@ -1067,7 +1141,7 @@ func (t *translator) closeGroup() error {
 	g := t.open[len(t.open)-1]
 	t.open = t.open[:len(t.open)-1]
 	g.endBranch(t.width)
-	t.m, t.x, t.fold = g.m, g.x, g.fold
+	t.m, t.s, t.x, t.fold = g.m, g.s, g.x, g.fold
 	t.atom = g.start
 	t.width = g.before
 	var err error
@@ -1209,7 +1283,7 @@ func (t *translator) options() error {
 	s := t.p[t.i:]
 	j := 2
 	on := true
-	m, x, fold := t.m, t.x, t.fold
+	m, dotall, x, fold := t.m, t.s, t.x, t.fold
 	for ; j < len(s) && s[j] != ')' && s[j] != ':'; j++ {
 		switch s[j] {
 		case '-':
@@ -1220,7 +1294,9 @@ func (t *translator) options() error {
 			x = on
 		case 'i':
 			fold = on
-		case 's', 'n':
+		case 's':
+			dotall = on
+		case 'n':
 		case 'U', 'J', '^':
 			return unsupported("the inline option (?%c)", s[j])
 		default:
@@ -1237,6 +1313,6 @@ func (t *translator) options() error {
 		t.i += j + 1
 		t.atom = -1
 	}
-	t.m, t.x, t.fold = m, x, fold
+	t.m, t.s, t.x, t.fold = m, dotall, x, fold
 	return nil
 }
