@@ -40,7 +40,11 @@ import (
 //   - under (*CR) or (*NUL), the newline convention, . and \N match any
 //     character but that one, and ^, $ and \Z find line ends at it;
 //     (*BSR_ANYCRLF) makes \R match CR, LF and CR LF only;
-//   - (*UTF) and the start-of-pattern optimization settings are
+//   - a repeat of ., \N, \R, \s, \S or \v followed by an item PCRE2's
+//     auto-possessification takes for disjoint from it, although it is not,
+//     is made possessive as PCRE2 makes it (see misjudged), unless the
+//     pattern starts with (*NO_AUTO_POSSESS);
+//   - (*UTF) and the other start-of-pattern optimization settings are
 //     dropped; (*FAIL) becomes (?!); the alphabetic assertions (*pla:,
 //     (*nla:, (*plb:, (*nlb:, (*atomic: and their long names become the
 //     groups they name.
@@ -90,13 +94,18 @@ type translator struct {
 	i   int
 	out []byte
 	ucp bool
-	// nl is the newline convention and bsrCRLF is set by (*BSR_ANYCRLF),
-	// both from the start-of-pattern items.
-	nl      newline
-	bsrCRLF bool
+	// nl is the newline convention, bsrCRLF is set by (*BSR_ANYCRLF) and
+	// noAutoPossess by (*NO_AUTO_POSSESS), from the start-of-pattern items.
+	nl            newline
+	bsrCRLF       bool
+	noAutoPossess bool
 	// m, s, x and fold are the multiline, dotall, extended and caseless
 	// flags in effect.
 	m, s, x, fold bool
+	// typed is the kind of the item emitted at typedAt, for
+	// auto-possessification (see misjudged).
+	typed   autoType
+	typedAt int
 	// open holds the groups open at i.
 	open []group
 	// atom is where in out the last quantifiable item starts, -1 when none.
@@ -231,8 +240,9 @@ func (t *translator) startOptions() error {
 		}
 		name := t.p[t.i+2 : t.i+end]
 		switch {
-		case name == "UTF" || name == "UTF8" ||
-			name == "NO_AUTO_POSSESS" || name == "NO_START_OPT" || name == "NO_DOTSTAR_ANCHOR" || name == "NO_JIT":
+		case name == "UTF" || name == "UTF8" || name == "NO_START_OPT" || name == "NO_DOTSTAR_ANCHOR" || name == "NO_JIT":
+		case name == "NO_AUTO_POSSESS":
+			t.noAutoPossess = true
 		case name == "LF":
 			t.nl = newlineLF
 		case name == "CR":
@@ -320,8 +330,13 @@ func (t *translator) step() error {
 		t.anchor(`(?=`+t.nl.escaped()+`|\z)`, 1)
 	case c == '^' && t.m:
 		t.anchor(`(?:\A|(?<=`+t.nl.escaped()+`)(?!\z))`, 1)
-	case c == '.' && !t.s && t.nl != newlineLF:
-		t.item(`[^`+t.nl.escaped()+`]`, 1, 1)
+	case c == '.' && !t.s:
+		if t.nl == newlineLF {
+			t.item(".", 1, 1)
+		} else {
+			t.item(`[^`+t.nl.escaped()+`]`, 1, 1)
+		}
+		t.mark(autoAny)
 	case t.x && c == '#':
 		// passed on to regexp2, which ends it at a LF (and so keeps the
 		// items on either side apart, as PCRE2 does: {1#c\n,3} is no
@@ -407,6 +422,11 @@ func (t *translator) quantifier(n int) error {
 	if t.atom < 0 {
 		return &Error{Kind: Invalid, Err: errors.New("quantifier does not follow a repeatable item")}
 	}
+	if !possessive && !t.noAutoPossess && t.typed != autoNone && t.atom == t.typedAt && misjudged(t.typed, t.next(t.i, q != bare)) {
+		// PCRE2 makes the repeat possessive, and greedy
+		q, possessive = bare, true
+	}
+	t.typed = autoNone
 	var lo, hi string
 	ranged := false
 	if bare[0] == '{' {
@@ -475,8 +495,10 @@ func (t *translator) escape() error {
 			t.item(t.p[t.i:t.i+2], 2, 1)
 		} else if n == 's' {
 			t.item("["+spaceClass+"]", 2, 1)
+			t.mark(autoSpace)
 		} else {
 			t.item("[^"+spaceClass+"]", 2, 1)
+			t.mark(autoNotSpace)
 		}
 	case 'b', 'B':
 		if t.ucp {
@@ -492,6 +514,7 @@ func (t *translator) escape() error {
 		t.item("[^"+hSpaceClass+"]", 2, 1)
 	case 'v':
 		t.item("["+vSpaceClass+"]", 2, 1)
+		t.mark(autoVSpace)
 	case 'V':
 		t.item("[^"+vSpaceClass+"]", 2, 1)
 	case 'R':
@@ -500,11 +523,13 @@ func (t *translator) escape() error {
 		} else {
 			t.item(lineBreakExpr, 2, varies)
 		}
+		t.mark(autoLineBreak)
 	case 'N':
 		if t.i+2 < len(t.p) && t.p[t.i+2] == '{' {
 			return unsupported(`\N{...}`)
 		}
 		t.item(`[^`+t.nl.escaped()+`]`, 2, 1)
+		t.mark(autoAny)
 	case 'g':
 		return t.backreference()
 	case 'k':
@@ -1315,4 +1340,259 @@ func (t *translator) options() error {
 	}
 	t.m, t.s, t.x, t.fold = m, dotall, x, fold
 	return nil
+}
+
+// autoType is the kind of a repeatable item for PCRE2's
+// auto-possessification (pcre2_auto_possess.c): a repeat followed by an
+// item it takes for disjoint becomes possessive. Its table of character
+// types takes some pairs for disjoint that are not, which changes what
+// matches; those items are the kinds here.
+type autoType uint8
+
+const (
+	autoNone      autoType = iota
+	autoAny                // . without s, and \N
+	autoLineBreak          // \R
+	autoSpace              // \s without (*UCP)
+	autoNotSpace           // \S without (*UCP)
+	autoVSpace             // \v
+)
+
+// mark records that the item just emitted is of kind k.
+func (t *translator) mark(k autoType) { t.typed, t.typedAt = k, t.atom }
+
+// misjudged reports whether PCRE2 (10.40 and later) makes a repeat of an
+// item of kind a possessive when an item of kind b follows it, although
+// both match a character: a CR, a vertical tab, a form feed, U+0085,
+// U+2028 or U+2029 (. is taken never to match a line break, \R never to
+// match a space, \S never to match a vertical space). Without (*UCP):
+// .*\R does not match "a\r", \R+\s does not match "\r\r".
+func misjudged(a, b autoType) bool {
+	switch a {
+	case autoAny:
+		return b == autoLineBreak
+	case autoLineBreak:
+		return b == autoAny || b == autoSpace
+	case autoNotSpace:
+		return b == autoLineBreak || b == autoVSpace
+	case autoVSpace:
+		return b == autoNotSpace
+	}
+	return false
+}
+
+// next is the kind of the item PCRE2 compares a repeat ending at j with
+// (lazy when it is): the next item, past comments and option settings,
+// the end of the groups the repeat closes (for a greedy repeat, when the
+// group is not repeated; past the other branches after a |), and the
+// start of a group of one branch that follows. It is autoNone for any
+// other item, and where the walk would go further than this (an item
+// that may match nothing, a group of several branches or one that may
+// match nothing, a lookaround): the repeat then stays as it is.
+func (t *translator) next(j int, lazy bool) autoType {
+	if t.x {
+		return autoNone
+	}
+	p, depth, dotall := t.p, len(t.open), t.s
+	entered := false
+	for j < len(p) {
+		switch {
+		case strings.HasPrefix(p[j:], "(?#"):
+			end := strings.IndexByte(p[j:], ')')
+			if end < 0 {
+				return autoNone
+			}
+			j += end + 1
+		case strings.HasPrefix(p[j:], `\Q\E`):
+			j += 4
+		case strings.HasPrefix(p[j:], `\E`):
+			j += 2
+		case p[j] == '|' || p[j] == ')':
+			if entered {
+				return autoNone // an empty branch
+			}
+			if p[j] == '|' {
+				j = closing(p, j)
+			}
+			if lazy || depth == 0 || j >= len(p) {
+				return autoNone
+			}
+			depth--
+			if g := t.open[depth]; g.kind != plainGroup || minZero(p, j+1) || repeated(p, j+1) {
+				return autoNone
+			}
+			j++
+		case p[j] == '(':
+			open := groupOpening(p[j:])
+			if open == 0 {
+				if on, ok := dotallSetting(p[j:]); ok {
+					dotall = on
+					j += strings.IndexByte(p[j:], ')') + 1
+					continue
+				}
+				return autoNone
+			}
+			end := closing(p, j+open)
+			if end >= len(p) || branches(p, j+open, end) || minZero(p, end+1) {
+				return autoNone
+			}
+			j += open
+			entered = true
+		case p[j] == '.':
+			if dotall || minZero(p, j+1) {
+				return autoNone
+			}
+			return autoAny
+		case p[j] == '\\' && j+1 < len(p):
+			k := autoNone
+			switch p[j+1] {
+			case 'R':
+				k = autoLineBreak
+			case 'N':
+				if !strings.HasPrefix(p[j+2:], "{") {
+					k = autoAny
+				}
+			case 's':
+				if !t.ucp {
+					k = autoSpace
+				}
+			case 'S':
+				if !t.ucp {
+					k = autoNotSpace
+				}
+			case 'v':
+				k = autoVSpace
+			}
+			if minZero(p, j+2) {
+				return autoNone
+			}
+			return k
+		default:
+			return autoNone
+		}
+	}
+	return autoNone
+}
+
+// groupOpening is the length of the opening of the group p starts with
+// when PCRE2 compiles it as a bracket it looks into ((, (?:, (?>, a named
+// group, (?flags:), else 0.
+func groupOpening(p string) int {
+	if !strings.HasPrefix(p, "(?") {
+		return 1
+	}
+	switch {
+	case strings.HasPrefix(p, "(?:") || strings.HasPrefix(p, "(?>"):
+		return 3
+	case strings.HasPrefix(p, "(?<") && len(p) > 3 && p[3] != '=' && p[3] != '!',
+		strings.HasPrefix(p, "(?P<"), strings.HasPrefix(p, "(?'"):
+		end := strings.IndexAny(p, ">'")
+		if end < 0 {
+			return 0
+		}
+		return end + 1
+	}
+	end := strings.IndexAny(p, ":)")
+	if end < 0 || p[end] != ':' || strings.Trim(p[2:end], "imsx-") != "" {
+		return 0
+	}
+	return end + 1
+}
+
+// dotallSetting reads an option setting, (?flags), p starts with: whether
+// it turns s on or off (on is the setting in effect when it names no s).
+func dotallSetting(p string) (on, ok bool) {
+	end := strings.IndexByte(p, ')')
+	if !strings.HasPrefix(p, "(?") || end < 0 || strings.Trim(p[2:end], "imsx-") != "" {
+		return false, false
+	}
+	flags := p[2:end]
+	if i := strings.IndexByte(flags, 's'); i >= 0 {
+		return !strings.Contains(flags[:i], "-"), true
+	}
+	return false, false
+}
+
+// closing is the index of the ) closing the group whose text runs from i
+// (len(p) when there is none), past escapes, \Q...\E, classes and
+// nested groups.
+func closing(p string, i int) int {
+	depth := 0
+	for ; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			if strings.HasPrefix(p[i:], `\Q`) {
+				end := strings.Index(p[i:], `\E`)
+				if end < 0 {
+					return len(p)
+				}
+				i += end + 1
+			} else {
+				i++
+			}
+		case '[':
+			i = classEnd(p, i)
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		}
+	}
+	return len(p)
+}
+
+// branches reports whether p[i:end], a group's text, has a | of its own.
+func branches(p string, i, end int) bool {
+	for i < end {
+		switch p[i] {
+		case '\\':
+			i++
+		case '[':
+			i = classEnd(p, i)
+		case '(':
+			i = closing(p, i+1)
+		case '|':
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+// classEnd is the index of the ] closing the class opened at i.
+func classEnd(p string, i int) int {
+	i++
+	if i < len(p) && p[i] == '^' {
+		i++
+	}
+	if i < len(p) && p[i] == ']' {
+		i++
+	}
+	for ; i < len(p); i++ {
+		switch {
+		case p[i] == '\\':
+			i++
+		case strings.HasPrefix(p[i:], "[:"):
+			if end := strings.Index(p[i:], ":]"); end >= 0 {
+				i += end + 1
+			}
+		case p[i] == ']':
+			return i
+		}
+	}
+	return len(p)
+}
+
+// minZero reports whether a quantifier that lets the item before it match
+// nothing starts at j: *, ? or {0...}.
+func minZero(p string, j int) bool {
+	return j < len(p) && (p[j] == '*' || p[j] == '?' || strings.HasPrefix(p[j:], "{0") && quantifierLen(p[j:]) > 0)
+}
+
+// repeated reports whether a quantifier starts at j.
+func repeated(p string, j int) bool {
+	return j < len(p) && (p[j] == '*' || p[j] == '+' || p[j] == '?' || p[j] == '{' && quantifierLen(p[j:]) > 0)
 }
