@@ -771,7 +771,7 @@ func (t *translator) class() error {
 				return err
 			}
 		case strings.HasPrefix(t.p[t.i:], "[:"):
-			end := strings.Index(t.p[t.i:], ":]")
+			end := posixClassEnd(t.p, t.i) - t.i
 			if end < 0 {
 				t.emit(`\[`)
 				t.i++
@@ -826,6 +826,24 @@ func (t *translator) class() error {
 	t.atom = start
 	t.widen(1)
 	return nil
+}
+
+// posixClassEnd is the index of the :] ending the POSIX class name that
+// "[:" at i opens in a class, or -1 when PCRE2 reads no name there
+// (check_posix_syntax): a ] or another [: comes first (\] and \\ are
+// skipped), or there is no :]. The [ is then a literal.
+func posixClassEnd(p string, i int) int {
+	for j := i + 2; j+1 < len(p); j++ {
+		switch {
+		case p[j] == '\\' && (p[j+1] == ']' || p[j+1] == '\\'):
+			j++
+		case p[j] == ']' || p[j] == '[' && p[j+1] == ':':
+			return -1
+		case p[j] == ':' && p[j+1] == ']':
+			return j
+		}
+	}
+	return -1
 }
 
 // foldClass is a class under i whose sets i must not widen: (?-i:[sets])
@@ -1576,8 +1594,8 @@ func classEnd(p string, i int) int {
 		case p[i] == '\\':
 			i++
 		case strings.HasPrefix(p[i:], "[:"):
-			if end := strings.Index(p[i:], ":]"); end >= 0 {
-				i += end + 1
+			if end := posixClassEnd(p, i); end >= 0 {
+				i = end + 1
 			}
 		case p[i] == ']':
 			return i
