@@ -221,35 +221,51 @@ func (r *Regexp) FindAll(s string, limit int, yield func(Found) bool) error {
 
 // stripExtended applies PCRE's extended mode: whitespace, and comments from
 // an unescaped # to the end of the line (the newline character nl), are
-// removed outside character classes.
+// removed outside character classes. A { whose quantifier they would
+// complete ({1 ,3}, which PCRE2 10.40 reads as literal text) is escaped
+// instead of joined.
 func stripExtended(p string, nl byte) string {
-	var b strings.Builder
+	b := make([]byte, 0, len(p))
 	inClass := false
+	brace := -1 // where in b a { is that digits and commas follow so far
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c == '\\' && i+1 < len(p):
-			b.WriteByte(c)
-			b.WriteByte(p[i+1])
+			b = append(b, c, p[i+1])
 			i++
+			brace = -1
 		case inClass:
 			if c == ']' {
 				inClass = false
 			}
-			b.WriteByte(c)
+			b = append(b, c)
 		case c == '[':
 			inClass = true
-			b.WriteByte(c)
-		case c == '#':
-			for i < len(p) && p[i] != nl {
-				i++
+			b = append(b, c)
+			brace = -1
+		case c == '#' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			if c == '#' {
+				for i < len(p) && p[i] != nl {
+					i++
+				}
 			}
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			if brace >= 0 {
+				b = append(b[:brace], append([]byte(`\{`), b[brace+1:]...)...)
+				brace = -1
+			}
 		default:
-			b.WriteByte(c)
+			switch {
+			case c == '{':
+				brace = len(b)
+			case brace >= 0 && (c >= '0' && c <= '9' || c == ','):
+			default:
+				brace = -1
+			}
+			b = append(b, c)
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // pcre2Texts are PCRE2's compile error texts (pcre2_error.c, which MongoDB

@@ -357,6 +357,10 @@ func (t *translator) step() error {
 		t.i++
 	case c == '^' || c == '$':
 		t.anchor(t.p[t.i:t.i+1], 1)
+	case c == '{':
+		// not a quantifier (else above): escaped, for regexp2 in (?x)
+		// would read {1 ,3} as one, where PCRE2 10.40 reads the text
+		t.item(`\{`, 1, 1)
 	default:
 		_, n := utf8.DecodeRuneInString(t.p[t.i:])
 		t.item(t.p[t.i:t.i+n], n, 1)
