@@ -383,7 +383,7 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 		if dup {
 			continue
 		}
-		if len(existing)+len(c.Building())+len(build)+1 >= MaxIndexes {
+		if catalogIndexCount(c, existing)+len(c.Building())+len(build) >= MaxIndexes {
 			return nil, tooManyIndexes(c, spec.Key)
 		}
 		if err := oneTextIndex(append(append(existing, c.Building()...), build...), spec); err != nil {
@@ -398,8 +398,10 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 	return build, nil
 }
 
-// MaxIndexes is MongoDB's limit on the indexes of one collection, the _id
-// index included.
+// MaxIndexes is MongoDB's limit (kMaxNumIndexesAllowed) on the entries of
+// one collection's index catalog: the _id index counts, but a clustered
+// collection's clustered index is no entry, so it may have MaxIndexes
+// secondary indexes.
 const MaxIndexes = 64
 
 // tooManyIndexes is MongoDB's error for an index beyond MaxIndexes.

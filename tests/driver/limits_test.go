@@ -65,6 +65,39 @@ func TestIndexLimit(t *testing.T) {
 	}
 }
 
+// TestIndexLimitClustered checks that the limit counts the entries of the
+// index catalog, where a clustered collection's clustered index is none:
+// such a collection takes 64 secondary indexes, 65 listed (index_many2.js).
+func TestIndexLimitClustered(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	clustered := bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "clmany"}, {Key: "clusteredIndex", Value: clustered}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var specs bson.A
+	for i := range 64 {
+		specs = append(specs, bson.D{{Key: "key", Value: bson.D{{Key: fmt.Sprintf("f%d", i), Value: 1}}}, {Key: "name", Value: fmt.Sprintf("f%d_1", i)}})
+	}
+	var res bson.M
+	if err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "clmany"}, {Key: "indexes", Value: specs}}).Decode(&res); err != nil {
+		t.Fatalf("64 secondary indexes on a clustered collection: %v", err)
+	}
+	// the counts are of the catalog's entries too (getNumIndexesTotal)
+	if res["numIndexesBefore"] != int32(0) || res["numIndexesAfter"] != int32(64) {
+		t.Fatalf("reply %v, want numIndexesBefore 0 and numIndexesAfter 64", res)
+	}
+	if n := countIndexes(t, db.Collection("clmany")); n != 65 {
+		t.Fatalf("%d indexes listed, want 65", n)
+	}
+	_, err := db.Collection("clmany").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "y", Value: 1}}})
+	requireCode(t, err, 67, "CannotCreateIndex")
+	if want := "add index fails, too many indexes for test.clmany key:{ y: 1 }"; errMsg(err) != want {
+		t.Fatalf("message %q, want %q", errMsg(err), want)
+	}
+}
+
 func countIndexes(t *testing.T, coll *mongo.Collection) int {
 	t.Helper()
 	specs, err := coll.Indexes().ListSpecifications(context.Background())
