@@ -35,6 +35,9 @@ type activeOp struct {
 	cmd  bson.Raw
 	// writes is set for an aggregate writing its output ($out, $merge).
 	writes bool
+	// notInTop is set, by the operation's goroutine, for an operation
+	// top does not count (a failed create).
+	notInTop bool
 	// interruptedByStepDown is set for a write or a transaction's
 	// statement, which a step down interrupts (MongoDB's operations
 	// that conflict with the state transition).

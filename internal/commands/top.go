@@ -37,6 +37,9 @@ type nsUsage struct {
 // neither are those on a namespace MongoDB refuses: top's reply has a
 // field per namespace, which must be a valid name.
 func (o *opRegistry) record(op *activeOp, d time.Duration) {
+	if op.notInTop {
+		return
+	}
 	if op.ns == o.lastDropped {
 		// the drop's own command, as MongoDB's Top skips it
 		o.lastDropped = ""
@@ -115,6 +118,22 @@ func topCmd(s *Service, _ *Request) (bson.Raw, error) {
 	}
 	s.ops.mu.Unlock()
 	return marshal(bson.D{{Key: "totals", Value: totals}}), nil
+}
+
+// databaseDrop runs drop, the drop of a database, which forgets the
+// figures of its collections (CollectionDropped) but, unlike a
+// collection's drop, leaves no operation for top to skip: MongoDB's
+// Top::collectionDropped sets its last dropped namespace only when
+// databaseDropped is false.
+func (o *opRegistry) databaseDrop(drop func() error) error {
+	o.mu.Lock()
+	last := o.lastDropped
+	o.mu.Unlock()
+	err := drop()
+	o.mu.Lock()
+	o.lastDropped = last
+	o.mu.Unlock()
+	return err
 }
 
 // CollectionDropped forgets top's figures of db.coll, which left the

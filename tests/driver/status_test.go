@@ -836,6 +836,46 @@ func TestTop(t *testing.T) {
 	}
 }
 
+// TestTopDDL checks what top keeps around DDL, as MongoDB's Top does: a
+// create that fails leaves no entry while one that succeeds makes one
+// (create_collection_fail_cleanup.js); a database's drop forgets its
+// collections' figures but skips no later operation on them, unlike a
+// collection's drop.
+func TestTopDDL(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database("topddl")
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := db.Collection(name).InsertOne(t.Context(), bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Drop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if err := db.Collection(name).FindOne(t.Context(), bson.D{}).Err(); err != mongo.ErrNoDocuments {
+			t.Fatalf("find on %s: %v", name, err)
+		}
+	}
+	err := db.RunCommand(t.Context(), bson.D{{Key: "create", Value: "badcoll"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "invalid"}}}}).Err()
+	requireCode(t, err, 2, "BadValue")
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "create", Value: "goodcoll"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "en_US"}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	raw := replyOf(t, client, "admin", bson.D{{Key: "top", Value: 1}})
+	if _, err := raw.LookupErr("totals", "topddl.goodcoll"); err != nil {
+		t.Errorf("top lacks topddl.goodcoll: %s", raw.Lookup("totals"))
+	}
+	for _, ns := range []string{"topddl.a", "topddl.b", "topddl.c"} {
+		if n, err := raw.LookupErr("totals", ns, "queries", "count"); err != nil || n.Int32() != 1 {
+			t.Errorf("%s's queries after the database's drop: %v (%v), want 1", ns, n, err)
+		}
+	}
+	if _, err := raw.LookupErr("totals", "topddl.badcoll"); err == nil {
+		t.Errorf("top lists topddl.badcoll: %s", raw.Lookup("totals"))
+	}
+}
+
 // TestDBStatsOnDisk checks dbStats' filesystem figures on a persistent
 // instance (an in-memory one has none, as MongoDB's ephemeral engines) and
 // the zeros it reports for a database that does not exist.
