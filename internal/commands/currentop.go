@@ -197,15 +197,16 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 // opNamespace is the namespace of the operation cmd runs, which currentOp
 // shows and top and latencyStats file it under (MongoDB's
 // CommandInvocation::ns): the collection its first field names, a
-// getMore's collection, dataSize's full namespace (its IDL namespace:
-// type), the explained command's for explain (CmdExplain's ns is its inner
-// invocation's), and otherwise the database.
+// getMore's collection, the full namespace of a command whose IDL
+// declares namespace: type (dataSize, renameCollection's source,
+// shardCollection), the explained command's for explain (CmdExplain's ns
+// is its inner invocation's), and otherwise the database.
 func opNamespace(db string, cmd bson.Raw, name string) string {
 	first := rawdoc.Lookup(cmd, name)
 	switch name {
 	case "getMore":
 		first = rawdoc.Lookup(cmd, "collection")
-	case "dataSize", "datasize":
+	case "dataSize", "datasize", "renameCollection", "shardCollection", "shardcollection":
 		if full, ok := rawdoc.StringView(first); ok {
 			return strings.Clone(full)
 		}

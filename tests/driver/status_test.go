@@ -840,7 +840,8 @@ func TestTop(t *testing.T) {
 // create that fails leaves no entry while one that succeeds makes one
 // (create_collection_fail_cleanup.js); a database's drop forgets its
 // collections' figures but skips no later operation on them, unlike a
-// collection's drop.
+// collection's drop; renameCollection files under its source namespace
+// (the command's IDL namespace), not under admin.<source>.
 func TestTopDDL(t *testing.T) {
 	client, _ := startServer(t)
 	db := client.Database("topddl")
@@ -873,6 +874,22 @@ func TestTopDDL(t *testing.T) {
 	}
 	if _, err := raw.LookupErr("totals", "topddl.badcoll"); err == nil {
 		t.Errorf("top lists topddl.badcoll: %s", raw.Lookup("totals"))
+	}
+
+	// The rename forgets its source's figures, its own operation being
+	// the one top then skips; the next query on the source name counts.
+	if err := client.Database("admin").RunCommand(t.Context(), bson.D{{Key: "renameCollection", Value: "topddl.goodcoll"}, {Key: "to", Value: "topddl.renamed"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Collection("goodcoll").FindOne(t.Context(), bson.D{}).Err(); err != mongo.ErrNoDocuments {
+		t.Fatalf("find on the renamed source: %v", err)
+	}
+	raw = replyOf(t, client, "admin", bson.D{{Key: "top", Value: 1}})
+	if _, err := raw.LookupErr("totals", "admin.topddl.goodcoll"); err == nil {
+		t.Errorf("top lists admin.topddl.goodcoll: %s", raw.Lookup("totals"))
+	}
+	if n, err := raw.LookupErr("totals", "topddl.goodcoll", "total", "count"); err != nil || n.Int32() != 1 {
+		t.Errorf("topddl.goodcoll after its rename: %v (%v), want 1 operation", n, err)
 	}
 }
 
