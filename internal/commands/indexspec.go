@@ -195,7 +195,7 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.In
 				return spec, specError(doc, mongoerr.BadValue, "The field 'wildcardProjection' is only allowed in 'wildcard' indexes")
 			}
 			if v.Type != bson.TypeEmbeddedDocument {
-				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'wildcardProjection' must be an object, but got %s", values.TypeName(v.Type))
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'wildcardProjection' must be a non-empty object, but got %s", values.TypeName(v.Type))
 			}
 			spec.WildcardProjection = v.Document()
 		case "weights":

@@ -210,6 +210,10 @@ func TestErrorMessages(t *testing.T) {
 			"autoIndexId:false is not allowed for collection test.ai because it can be replicated"},
 		{"create autoIndexId false in local", "local", `{"create": "ai", "autoIndexId": false}`, 238,
 			"Folio does not support the create option 'autoIndexId: false' yet"},
+		// validateIndexSpec's type check of wildcardProjection (and
+		// columnstoreProjection) asks for a non-empty object
+		{"wildcardProjection a string", "", `{"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "w", "wildcardProjection": "a"}]}`, 14,
+			"Error in specification { key: { $**: 1 }, name: \"w\", wildcardProjection: \"a\" } :: caused by :: The field 'wildcardProjection' must be a non-empty object, but got string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cmd bson.Raw
