@@ -186,7 +186,7 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	d := bson.D{{Key: "nIndexesWas", Value: int32(was)}}
-	if len(names) == 1 && names[0] == "*" {
+	if engine.DropsAllIndexes(names) {
 		// dropReadyIndexes: dropping every index says so.
 		d = append(d, bson.E{Key: "msg", Value: "non-_id indexes dropped for collection"})
 	}

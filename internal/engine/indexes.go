@@ -498,7 +498,7 @@ func indexEntryKey(collID uint32, ix *Index, key, encID []byte) []byte {
 	return k
 }
 
-// DropIndexes drops the named indexes of db.coll ("*": every secondary
+// DropIndexes drops the named indexes of db.coll ("*" first: every secondary
 // index) and returns how many indexes (with _id, and those being built)
 // there were. As MongoDB, it aborts the builds under way of the indexes it
 // names, whose createIndexes then fails with IndexBuildAborted: a build is
@@ -542,12 +542,18 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 			return was, mongoerr.New(mongoerr.AmbiguousIndexKeyPattern,
 				"%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s, %s", len(found), byKey, found[0].Spec, found[1].Spec)
 		}
-	case len(names) == 1 && names[0] == "*":
+	case DropsAllIndexes(names):
 		drop, abort = existing, building
 	default:
-		for _, n := range names {
+		for i, n := range names {
 			if n == idIndexName {
 				return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
+			}
+			if slices.Contains(names[:i], n) {
+				// MongoDB drops the named indexes one after the other in one
+				// unit of work: a name given twice is gone the second time,
+				// and the whole drop rolls back
+				return was, mongoerr.New(mongoerr.IndexNotFound, "index not found with name [%s]", n)
 			}
 			i := slices.IndexFunc(building, func(ix *Index) bool { return ix.Name == n })
 			switch ix := c.FindIndex(n); {
@@ -585,6 +591,11 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 	}
 	return was, e.retireIndexes(c, indexIDs(drop), statePublic, nil)
 }
+
+// DropsAllIndexes reports whether a dropIndexes of names drops every
+// secondary index: MongoDB's dropReadyIndexes (and its abort of builds)
+// looks at the first name only, so "*" or a list starting with "*" does.
+func DropsAllIndexes(names []string) bool { return len(names) > 0 && names[0] == "*" }
 
 // Listed are the indexes listIndexes shows, as MongoDB's: the public ones
 // and those being built (not those being dropped), in the order they were

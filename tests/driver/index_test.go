@@ -285,8 +285,8 @@ func TestTypeUsesIndex(t *testing.T) {
 }
 
 // TestDropIndexesReply: dropIndexes answers nIndexesWas, and when it drops
-// every index ("*") also msg, as MongoDB's dropReadyIndexes does
-// (drop_indexes.cpp).
+// every index ("*", or a list whose first name is "*") also msg, as
+// MongoDB's dropReadyIndexes does (drop_indexes.cpp).
 func TestDropIndexesReply(t *testing.T) {
 	client, _ := startServer(t)
 	db := client.Database(testDB)
@@ -301,6 +301,8 @@ func TestDropIndexesReply(t *testing.T) {
 		{"a_1", `{"nIndexesWas": {"$numberInt":"3"},"ok": {"$numberDouble":"1.0"}}`},
 		{"*", `{"nIndexesWas": {"$numberInt":"2"},"msg": "non-_id indexes dropped for collection","ok": {"$numberDouble":"1.0"}}`},
 		{"*", `{"nIndexesWas": {"$numberInt":"1"},"msg": "non-_id indexes dropped for collection","ok": {"$numberDouble":"1.0"}}`},
+		// a list starting with "*" is read as "*" alone
+		{bson.A{"*", "a_1"}, `{"nIndexesWas": {"$numberInt":"1"},"msg": "non-_id indexes dropped for collection","ok": {"$numberDouble":"1.0"}}`},
 	} {
 		reply, err := runRaw(t, db, bson.D{{Key: "dropIndexes", Value: "dropreply"}, {Key: "index", Value: c.index}})
 		if err != nil {
