@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
@@ -114,4 +116,25 @@ func clusteredIndexSpec(c *engine.Collection) bson.D {
 		return nil
 	}
 	return append(d, bson.E{Key: "clustered", Value: true})
+}
+
+// dropsClusteredIndex reports whether a dropIndexes of names (or of the
+// index keyed byKey) names the clustered index of c, which is no entry of
+// its index catalog to drop: by its name, alone or in a list, or by its
+// key, compared as BSON (MongoDB's containsClusteredIndex). A time series
+// collection's buckets are clustered under the name _id_.
+func dropsClusteredIndex(c *engine.Collection, names []string, byKey bson.Raw) bool {
+	if !c.Clustered() {
+		return false
+	}
+	if byKey != nil {
+		return clusterKeyOnID(byKey)
+	}
+	name := "_id_"
+	if ci := c.Options.ClusteredIndex; len(ci) > 0 {
+		if n, ok := ci.Lookup("name").StringValueOK(); ok {
+			name = n
+		}
+	}
+	return slices.Contains(names, name)
 }

@@ -181,6 +181,9 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 			names = append(names, n.StringValue())
 		}
 	}
+	if c := s.Engine.Collection(r.DB, coll); c != nil && dropsClusteredIndex(c, names, byKey) {
+		return nil, mongoerr.New(mongoerr.ClusteredIndexDrop, "It is illegal to drop the clusteredIndex")
+	}
 	was, err := s.Engine.DropIndexes(r.DB, coll, names, byKey)
 	if err != nil {
 		return nil, err

@@ -524,7 +524,9 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 	var drop, abort []*Index
 	switch {
 	case byKey != nil:
-		if SameKeyPattern(byKey, idKeyPattern) {
+		// a clustered collection has no _id index (its clustered index is
+		// no entry of the catalog)
+		if SameKeyPattern(byKey, idKeyPattern) && !c.Clustered() {
 			return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 		}
 		var found []*Index
@@ -546,7 +548,7 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 		drop, abort = existing, building
 	default:
 		for i, n := range names {
-			if n == idIndexName {
+			if n == idIndexName && !c.Clustered() {
 				return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 			}
 			if slices.Contains(names[:i], n) {

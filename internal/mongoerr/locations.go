@@ -523,6 +523,9 @@ const (
 	// collection's buckets) on another collection, or a clusteredIndex
 	// document on those.
 	ClusteredIndexLegacyFormat Code = 5979703
+	// ClusteredIndexDrop: a dropIndexes naming a clustered collection's
+	// clustered index.
+	ClusteredIndexDrop Code = 5979800
 )
 
 // Collection creation.

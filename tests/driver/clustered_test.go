@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -257,5 +258,33 @@ func TestClusteredIndexCounts(t *testing.T) {
 		if got := withoutClusterTime(t, reply).String(); got != want {
 			t.Errorf("drop of %s: %s, want %s", name, got, want)
 		}
+	}
+}
+
+// TestDropClusteredIndex: a dropIndexes naming a clustered collection's
+// clustered index, by its name (alone or in a list) or its key, fails
+// with 5979800 (MongoDB's containsClusteredIndex); the name _id_ is no
+// index of a collection clustered under another name.
+func TestDropClusteredIndex(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	ctx := t.Context()
+	clustered := bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}, {Key: "name", Value: "byid"}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "cl"}, {Key: "clusteredIndex", Value: clustered}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("cl").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []any{"byid", bson.A{"a_1", "byid"}, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 1.0}}} {
+		err := db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "cl"}, {Key: "index", Value: index}}).Err()
+		if serverCode(err) != 5979800 || errMsg(err) != "It is illegal to drop the clusteredIndex" {
+			t.Errorf("dropIndexes %v: %v, want 5979800", index, err)
+		}
+	}
+	err := db.RunCommand(ctx, bson.D{{Key: "dropIndexes", Value: "cl"}, {Key: "index", Value: "_id_"}}).Err()
+	requireCode(t, err, 27, "IndexNotFound")
+	if n := countIndexes(t, db.Collection("cl")); n != 2 {
+		t.Fatalf("%d indexes listed, want the clustered one and a_1", n)
 	}
 }
