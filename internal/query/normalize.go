@@ -208,11 +208,7 @@ func rightHandSide(n *Node) bson.D {
 	case KindNot:
 		return bson.D{{Key: "$not", Value: rightHandSide(n.Children[0])}}
 	case KindAnd:
-		var d bson.D
-		for _, c := range n.Children {
-			d = append(d, rightHandSide(c)...)
-		}
-		return d
+		return mergedRightHandSides(n.Children)
 	case KindExists:
 		return bson.D{{Key: "$exists", Value: true}}
 	case KindIn:
@@ -247,11 +243,7 @@ func rightHandSide(n *Node) bson.D {
 	case KindElemMatchObject:
 		return bson.D{{Key: "$elemMatch", Value: serializeNode(n.Children[0])}}
 	case KindElemMatchValue:
-		var d bson.D
-		for _, c := range n.Children {
-			d = append(d, rightHandSide(c)...)
-		}
-		return bson.D{{Key: "$elemMatch", Value: d}}
+		return bson.D{{Key: "$elemMatch", Value: mergedRightHandSides(n.Children)}}
 	case KindGeo:
 		// the operator document as written (see parseGeo)
 		elems, _ := bson.Raw(n.Value.Value).Elements()
@@ -262,4 +254,14 @@ func rightHandSide(n *Node) bson.D {
 		return d
 	}
 	return bson.D{{Key: n.Kind.String(), Value: n.Value}}
+}
+
+// mergedRightHandSides is the operator documents of conditions on one
+// value merged into one ({$lt: 5, $gt: 1}).
+func mergedRightHandSides(conds []*Node) bson.D {
+	var d bson.D
+	for _, c := range conds {
+		d = append(d, rightHandSide(c)...)
+	}
+	return d
 }
