@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -12,7 +13,8 @@ import (
 // leaves, its lists sorted as sortMatchExpressionTree sorts them, each node
 // serialized by its own rule ({a: 5} is {a: {$eq: 5}}, {a: {$ne: 5}} is
 // {a: {$not: {$eq: 5}}}, two clauses are a $and). An $expr's expression is
-// shown as written, and a $jsonSchema as its schema.
+// shown as written unless exprShown knows its form, and a $jsonSchema as
+// its schema.
 func (f *Filter) Normalized() bson.D {
 	return serializeNode(normalize(f.root))
 }
@@ -168,7 +170,9 @@ func serializeNode(n *Node) bson.D {
 		return bson.D{{Key: "$nor", Value: bson.A{serializeNode(c)}}}
 	case KindAlwaysTrue, KindAlwaysFalse:
 		return bson.D{{Key: n.Kind.String(), Value: int32(1)}}
-	case KindExpr, KindJSONSchema:
+	case KindExpr:
+		return bson.D{{Key: "$expr", Value: exprShown(n.Value)}}
+	case KindJSONSchema:
 		return bson.D{{Key: n.Kind.String(), Value: n.Value}}
 	case KindSchemaMinProperties, KindSchemaMaxProperties:
 		return bson.D{{Key: n.Kind.String(), Value: n.count}}
@@ -264,4 +268,86 @@ func mergedRightHandSides(conds []*Node) bson.D {
 		d = append(d, rightHandSide(c)...)
 	}
 	return d
+}
+
+// exprShown is an $expr's expression as MongoDB serializes it once
+// optimized, for the expressions whose optimization changes nothing but
+// how literals are written: a comparison ($eq, $ne, $gt, $gte, $lt, $lte,
+// $cmp) of two operands, each a field path or variable (as written) or a
+// literal holding no $-prefixed string or field name ({$const: v}), and an
+// $and or $or of two or more such comparisons. Any other expression is
+// shown as written.
+func exprShown(v bson.RawValue) any {
+	if shown, ok := exprForm(v, true); ok {
+		return shown
+	}
+	return v
+}
+
+var exprComparisons = map[string]bool{"$eq": true, "$ne": true, "$gt": true, "$gte": true, "$lt": true, "$lte": true, "$cmp": true}
+
+// exprForm is exprShown's form of v, a comparison or (top, where
+// logical) an $and or $or of comparisons, and whether v is one.
+func exprForm(v bson.RawValue, logical bool) (any, bool) {
+	doc, ok := v.DocumentOK()
+	if !ok {
+		return nil, false
+	}
+	elems, err := doc.Elements()
+	if err != nil || len(elems) != 1 {
+		return nil, false
+	}
+	op := elems[0].Key()
+	args, ok := elems[0].Value().ArrayOK()
+	if !ok {
+		return nil, false
+	}
+	vals, err := args.Values()
+	if err != nil {
+		return nil, false
+	}
+	out := make(bson.A, len(vals))
+	switch {
+	case exprComparisons[op] && len(vals) == 2:
+		for i, a := range vals {
+			if s, ok := a.StringValueOK(); ok && strings.HasPrefix(s, "$") {
+				out[i] = s
+				continue
+			}
+			if !plainLiteral(a) {
+				return nil, false
+			}
+			out[i] = bson.D{{Key: "$const", Value: a}}
+		}
+	case logical && (op == "$and" || op == "$or") && len(vals) >= 2:
+		for i, a := range vals {
+			if out[i], ok = exprForm(a, false); !ok {
+				return nil, false
+			}
+		}
+	default:
+		return nil, false
+	}
+	return bson.D{{Key: op, Value: out}}, true
+}
+
+// plainLiteral reports whether v is a value an expression reads as itself:
+// no string in it starts with "$" and no field name of a document in it
+// does.
+func plainLiteral(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeString:
+		return !strings.HasPrefix(v.StringValue(), "$")
+	case bson.TypeEmbeddedDocument, bson.TypeArray:
+		elems, err := bson.Raw(v.Value).Elements()
+		if err != nil {
+			return false
+		}
+		for _, e := range elems {
+			if v.Type == bson.TypeEmbeddedDocument && strings.HasPrefix(e.Key(), "$") || !plainLiteral(e.Value()) {
+				return false
+			}
+		}
+	}
+	return true
 }
