@@ -68,11 +68,7 @@ func (m *matchStage) shown(filter bson.Raw) any {
 	if m.scope != nil {
 		let = &expr.Let{Scope: m.scope, Ctx: &expr.Context{}}
 	}
-	f, err := query.CompileCollated(filter, let, m.filter.Collator())
-	if err != nil {
-		return filter // the stage's own filter parsed
-	}
-	return f.Normalized()
+	return query.Shown(filter, let, m.filter.Collator())
 }
 
 func (m *matchStage) run(in Source, rt *runtime) Source {

@@ -203,13 +203,7 @@ func queryPlanner(ns string, filter *query.Filter, c *Collection, id cacheIdenti
 // query of its shape), a part reading them is shown as written.
 func shownFilter(q compiledFind, let *expr.Let) func(bson.Raw) any {
 	coll := q.filter.Collator()
-	return func(part bson.Raw) any {
-		f, err := query.CompileCollated(part, let, coll)
-		if err != nil {
-			return part
-		}
-		return f.Normalized()
-	}
+	return func(part bson.Raw) any { return query.Shown(part, let, coll) }
 }
 
 // executionStats is the executionStats section of an explain; at

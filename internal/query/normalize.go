@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/expr"
+
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -17,6 +20,17 @@ import (
 // its schema.
 func (f *Filter) Normalized() bson.D {
 	return serializeNode(normalize(f.root))
+}
+
+// Shown is filter, a filter or a part of one, as explain shows it: parsed
+// under let and coll and normalized, or as written when it does not parse
+// (a part reading let variables it was not given).
+func Shown(filter bson.Raw, let *expr.Let, coll *collation.Collator) any {
+	f, err := CompileCollated(filter, let, coll)
+	if err != nil {
+		return filter
+	}
+	return f.Normalized()
 }
 
 // normalize is a copy of n's tree as MongoDB's optimizer leaves it: a $and
