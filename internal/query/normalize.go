@@ -6,7 +6,6 @@ import (
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
-
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
