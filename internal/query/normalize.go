@@ -286,8 +286,9 @@ func mergedRightHandSides(conds []*Node) bson.D {
 // exprShown is an $expr's expression as MongoDB serializes it once
 // optimized, for the expressions whose optimization changes nothing but
 // how literals are written: a comparison ($eq, $ne, $gt, $gte, $lt, $lte,
-// $cmp) of two operands, each a field path or variable (as written) or a
-// literal holding no $-prefixed string or field name ({$const: v}), and an
+// $cmp) of two operands, each a field path or variable (as written), a
+// $literal, or a literal holding no $-prefixed string or field name (both
+// shown {$const: v}), and an
 // $and or $or of two or more such comparisons. Any other expression is
 // shown as written.
 func exprShown(v bson.RawValue) any {
@@ -327,7 +328,9 @@ func exprForm(v bson.RawValue, logical bool) (any, bool) {
 				out[i] = s
 				continue
 			}
-			if !plainLiteral(a) {
+			if lit, ok := literalOperand(a); ok {
+				a = lit
+			} else if !plainLiteral(a) {
 				return nil, false
 			}
 			out[i] = bson.D{{Key: "$const", Value: a}}
@@ -342,6 +345,19 @@ func exprForm(v bson.RawValue, logical bool) (any, bool) {
 		return nil, false
 	}
 	return bson.D{{Key: op, Value: out}}, true
+}
+
+// literalOperand is v's operand when v is {$literal: x} or {$const: x}.
+func literalOperand(v bson.RawValue) (bson.RawValue, bool) {
+	doc, ok := v.DocumentOK()
+	if !ok {
+		return bson.RawValue{}, false
+	}
+	elems, err := doc.Elements()
+	if err != nil || len(elems) != 1 || elems[0].Key() != "$literal" && elems[0].Key() != "$const" {
+		return bson.RawValue{}, false
+	}
+	return elems[0].Value(), true
 }
 
 // plainLiteral reports whether v is a value an expression reads as itself:
