@@ -37,6 +37,14 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 	if err != nil {
 		return nil, err
 	}
+	// optimizeErr is the first of its pipelines' errors of optimizing an
+	// expression (expr.OptimizeError). Every pipeline parses first, as
+	// the whole pipeline does before MongoDB optimizes it; then the
+	// $facet's optimize optimizes each of its pipelines as a pipeline
+	// (DocumentSourceFacet::optimize calls Pipeline::optimizePipeline),
+	// inside the optimization of the outer one: the error has
+	// "Failed to optimize pipeline" twice.
+	var optimizeErr error
 	for _, f := range fs {
 		// An output field's name is one field name, not a path.
 		if err := expr.ValidFieldName(f.key); err != nil {
@@ -54,11 +62,20 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 			docs = append(docs, el.Document())
 		}
 		ss, err := sp.pipeline(docs)
+		if err != nil && expr.IsOptimizeError(err) {
+			if optimizeErr == nil {
+				optimizeErr = err
+			}
+			err = nil
+		}
 		if err != nil {
 			return nil, err
 		}
 		s.names = append(s.names, f.key)
 		s.pipelines = append(s.pipelines, ss)
+	}
+	if optimizeErr != nil {
+		return nil, &expr.OptimizeError{Err: optimizeFailed(optimizeErr)}
 	}
 	return s, nil
 }

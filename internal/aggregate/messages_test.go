@@ -228,6 +228,34 @@ func TestStageMessages(t *testing.T) {
 			"$listLocalSessions must be run against the database with {aggregate: 1}, not a collection"},
 		{"listSessions in a unionWith", `[{"$unionWith": {"coll": "u", "pipeline": [{"$listSessions": {}}]}}]`, "", 73,
 			"$listSessions may only be run against config.system.sessions"},
+		// Pipeline::optimizeContainer: a constant expression that fails
+		// when folded, in any stage, fails the optimization of the
+		// pipeline, after every stage parsed; an $addFields' executor is
+		// built unoptimized (DocumentSourceProject::create), so not
+		// "Invalid $addFields"
+		{"addFields failing constant", `[{"$addFields": {"f": {"$arrayElemAt": ["x", 1]}}}]`, "", 28689,
+			"Failed to optimize pipeline :: caused by :: $arrayElemAt's first argument must be an array, but is string"},
+		{"group failing constant", `[{"$group": {"_id": null, "s": {"$sum": {"$divide": [1, 0]}}}}]`, "", 2,
+			"Failed to optimize pipeline :: caused by :: can't $divide by zero"},
+		{"replaceWith failing constant", `[{"$replaceWith": {"$mergeObjects": ["x"]}}]`, "", 40400,
+			"Failed to optimize pipeline :: caused by :: $mergeObjects requires object inputs, but input \"x\" is of type string"},
+		// ExpressionIndexOfArray::optimize and ExpressionSetIsSubset's
+		// optimize refuse a constant operand then
+		{"indexOfArray constant non-array", `[{"$project": {"f": {"$indexOfArray": ["x", "$a"]}}}]`, "", 50809,
+			"Failed to optimize pipeline :: caused by :: First operand of $indexOfArray must be an array. First argument is of type: string"},
+		{"setIsSubset constant non-array", `[{"$project": {"f": {"$setIsSubset": ["$a", 1]}}}]`, "", 17311,
+			"Failed to optimize pipeline :: caused by :: both operands of $setIsSubset must be arrays. Second argument is of type: int"},
+		// DocumentSourceFacet::optimize optimizes each of its pipelines as
+		// a pipeline, inside the optimization of the outer one, once every
+		// pipeline has parsed
+		{"facet failing constant", `[{"$facet": {"a": [{"$project": {"f": {"$concatArrays": [123]}}}]}}]`, "", 28664,
+			"Failed to optimize pipeline :: caused by :: Failed to optimize pipeline :: caused by :: $concatArrays only supports arrays, not int"},
+		{"facet failing constant before a later facet's parse error", `[{"$facet": {"a": [{"$project": {"f": {"$concatArrays": [123]}}}], "b": [{"$bogus": 1}]}}]`, "", 40324,
+			"Unrecognized pipeline stage name: '$bogus'"},
+		{"facet failing constant before a later stage's parse error", `[{"$facet": {"a": [{"$project": {"f": {"$concatArrays": [123]}}}]}}, {"$limit": -1}]`, "", 5107201,
+			"invalid argument to $limit stage: Expected a non-negative number in: $limit: -1"},
+		{"first of two failing constants", `[{"$match": {"$expr": {"$divide": [1, 0]}}}, {"$project": {"f": {"$concatArrays": [123]}}}]`, "", 2,
+			"Failed to optimize pipeline :: caused by :: can't $divide by zero"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var wrapped bson.Raw

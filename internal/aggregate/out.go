@@ -309,8 +309,10 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 			names = append([]string{"new"}, names...)
 		}
 		// An update pipeline, parsed as MongoDB's PipelineExecutor parses
-		// one: a pipeline of its own, then each stage one an update allows.
-		sp, err := p.sub(topLevel, false, p.coll, p.scope.With(names...))
+		// one: a pipeline of its own, not optimized (a failing constant
+		// fails only a document it updates), then each stage one an
+		// update allows.
+		sp, err := p.sub(topLevel, false, p.coll, p.scope.With(names...).Unoptimized())
 		if err != nil {
 			return nil, err
 		}

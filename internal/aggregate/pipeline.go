@@ -145,10 +145,13 @@ type Options struct {
 	// command's let and constants, shared with its filter); Let is then
 	// ignored.
 	Bound *expr.Let
-	// Update marks an update's pipeline, which MongoDB parses and never
-	// optimizes (PipelineExecutor): a constant subexpression that fails
-	// fails each document it is evaluated on, not the parse.
-	Update bool
+	// Unoptimized marks a pipeline MongoDB parses and never optimizes: an
+	// update's (PipelineExecutor) and a view's definition, which
+	// view_catalog_helpers::validatePipeline only parses. A constant
+	// subexpression that fails fails each document it is evaluated on, not
+	// the parse; otherwise it fails Parse once every stage has parsed,
+	// with "Failed to optimize pipeline" (Pipeline::optimizeContainer).
+	Unoptimized bool
 	// MemoryLimit overrides DefaultMemoryLimit when positive.
 	MemoryLimit int64
 	// SortMemoryLimit, when positive, is the budget of a $sort instead
@@ -376,6 +379,13 @@ func (s *interruptSource) Meta() docsrc.Meta { return docsrc.MetaOf(s.in) }
 
 func (s *interruptSource) Close() error { return s.in.Close() }
 
+// optimizeFailed gives err, an error of optimizing a pipeline's
+// expressions (expr.OptimizeError), the context MongoDB's
+// Pipeline::optimizeContainer adds to what fails there.
+func optimizeFailed(err error) error {
+	return mongoerr.AddContext(err, "Failed to optimize pipeline")
+}
+
 // Parse parses the stage documents of a pipeline.
 func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	if opts.Now.IsZero() {
@@ -394,7 +404,7 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	if opts.Collator != nil {
 		scope = scope.Collated(opts.Collator)
 	}
-	if opts.Update {
+	if opts.Unoptimized {
 		scope = scope.Unoptimized()
 	}
 	p := &parser{opts: o, scope: scope, where: topLevel, noColl: opts.Coll == "", coll: opts.Coll, ctx: ectx}
@@ -407,8 +417,7 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	}
 	ss, err := p.pipeline(stages)
 	if err != nil && expr.IsOptimizeError(err) {
-		// Pipeline::optimizePipeline's context
-		return nil, mongoerr.AddContext(err, "Failed to optimize pipeline")
+		return nil, optimizeFailed(err)
 	}
 	if err != nil {
 		return nil, err

@@ -436,14 +436,15 @@ func (s *Service) checkView(r *Request, viewOn string) error {
 
 // viewPipelineError is what MongoDB's view_catalog_helpers::validatePipeline
 // finds wrong with view db.name's pipeline on viewOn: a pipeline that does
-// not parse; a stage writing to disk ($out, $merge: its location counts
-// the stages MongoDB parses, two for each $bucket, $sortByCount and $count
-// before it); a $changeStream.
+// not parse (parsed, not optimized: a constant subexpression that fails
+// fails the view's reads, not its definition); a stage writing to disk
+// ($out, $merge: its location counts the stages MongoDB parses, two for
+// each $bucket, $sortByCount and $count before it); a $changeStream.
 func viewPipelineError(db, name, viewOn string, pipeline []bson.Raw) error {
 	if len(pipeline) > 0 && Name(pipeline[0]) == "$changeStream" {
 		return mongoerr.New(mongoerr.OptionNotSupportedOnView, "$changeStream cannot be used in a view definition")
 	}
-	if _, err := aggregate.Parse(pipeline, aggregate.Options{DB: db, Coll: viewOn}); err != nil {
+	if _, err := aggregate.Parse(pipeline, aggregate.Options{DB: db, Coll: viewOn, Unoptimized: true}); err != nil {
 		return err
 	}
 	location := 0

@@ -85,7 +85,7 @@ func compilePipelineUpdate(spec bson.Raw, coll string, let *expr.Let, c *collati
 		}
 		stages[i] = doc
 	}
-	p, err := aggregate.Parse(stages, aggregate.Options{Coll: coll, Bound: let, Collator: c, Update: true})
+	p, err := aggregate.Parse(stages, aggregate.Options{Coll: coll, Bound: let, Collator: c, Unoptimized: true})
 	if err != nil {
 		return nil, err
 	}

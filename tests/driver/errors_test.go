@@ -459,7 +459,9 @@ func TestLargeWriteErrorMessages(t *testing.T) {
 // sorted or not), $project and $unset (every error after "Invalid
 // <stage>"), variable names, $group's fields and $collStats; a constant
 // subexpression failing (once the whole pipeline has parsed, after
-// "Failed to optimize pipeline", which find's $expr does not have).
+// "Failed to optimize pipeline", twice in a $facet's pipeline, which
+// DocumentSourceFacet::optimize optimizes as a pipeline; find's $expr
+// has none).
 func TestLanguageErrorMessages(t *testing.T) {
 	const middle = "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, " +
 		"for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent."
@@ -533,7 +535,7 @@ func TestLanguageErrorMessages(t *testing.T) {
 		{name: "match $expr constant failing to optimize", pipeline: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: absString}}}}},
 			code: 28765, msg: "Failed to optimize pipeline :: caused by :: " + absMsg},
 		{name: "facet constant failing to optimize", pipeline: bson.A{bson.D{{Key: "$facet", Value: bson.D{{Key: "f", Value: bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "r", Value: absString}}}}}}}}}},
-			code: 28765, msg: "Failed to optimize pipeline :: caused by :: " + absMsg},
+			code: 28765, msg: "Failed to optimize pipeline :: caused by :: Failed to optimize pipeline :: caused by :: " + absMsg},
 		{name: "project parse error after a constant failing", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: bson.D{{Key: "$add", Value: bson.A{absString, bson.D{{Key: "$bad", Value: 1}}}}}}}}}},
 			code: 168, msg: "Invalid $project :: caused by :: Unrecognized expression '$bad'"},
 		{name: "project field's parse error after a constant failing", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: absString}, {Key: "q", Value: bson.D{{Key: "$toInt", Value: bson.A{1, 2}}}}}}}},

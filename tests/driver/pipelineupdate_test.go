@@ -71,7 +71,8 @@ func TestPipelineUpdates(t *testing.T) {
 // TestPipelineUpdateConstantFailsWhenEvaluated: MongoDB parses an update's
 // pipeline and never optimizes it (PipelineExecutor), so a constant
 // subexpression that fails fails the documents it is evaluated on: an
-// update matching none succeeds; a parse error fails it still.
+// update or findAndModify matching none succeeds; a parse error fails it
+// still.
 func TestPipelineUpdateConstantFailsWhenEvaluated(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -83,6 +84,9 @@ func TestPipelineUpdateConstantFailsWhenEvaluated(t *testing.T) {
 	res, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 2}}, failing)
 	if err != nil || res.MatchedCount != 0 {
 		t.Fatalf("no match: %v, %v", res, err)
+	}
+	if err := coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 2}}, failing).Err(); err != mongo.ErrNoDocuments {
+		t.Fatalf("findAndModify matching nothing: %v", err)
 	}
 	var we mongo.WriteException
 	_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, failing)

@@ -440,3 +440,25 @@ func TestViewSearchReadBySubPipeline(t *testing.T) {
 	_, err := local.Aggregate(ctx, bson.A{doc("$lookup", doc("from", "vsearch_near", "pipeline", bson.A{doc("$geoNear", doc("near", bson.A{0, 0}, "distanceField", "e"))}, "as", "r"))})
 	requireCode(t, err, 40602, "Location40602")
 }
+
+// TestViewFailingConstant: MongoDB checks a view's pipeline by parsing it
+// (view_catalog_helpers::validatePipeline), not optimizing it, so a
+// constant expression that fails is accepted, and fails the reads of the
+// view, whose pipeline is optimized.
+func TestViewFailingConstant(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("viewconst")
+	if err := db.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "f", Value: bson.D{{Key: "$concatArrays", Value: bson.A{123}}}}}}}}
+	if err := db.CreateView(ctx, "v", "c", pipeline); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.Collection("v").Find(ctx, bson.D{})
+	requireError(t, err, 28664, "", "Failed to optimize pipeline :: caused by :: $concatArrays only supports arrays, not int")
+}
