@@ -256,6 +256,22 @@ func TestStageMessages(t *testing.T) {
 			"invalid argument to $limit stage: Expected a non-negative number in: $limit: -1"},
 		{"first of two failing constants", `[{"$match": {"$expr": {"$divide": [1, 0]}}}, {"$project": {"f": {"$concatArrays": [123]}}}]`, "", 2,
 			"Failed to optimize pipeline :: caused by :: can't $divide by zero"},
+		// ExpressionSetField's and ExpressionZip's optimize do not fold
+		// them: a constant operand of the wrong type fails each document
+		// (expression_set_field.js against 7.0.8), and $unsetField, a
+		// $setField of $$REMOVE, says $setField
+		{"setField constant input not an object", `[{"$project": {"f": {"$setField": {"field": "a", "input": true, "value": 24}}}}]`, "", 4161105,
+			"$setField requires 'input' to evaluate to type Object"},
+		{"unsetField constant input not an object", `[{"$project": {"f": {"$unsetField": {"field": "a", "input": true}}}}]`, "", 4161105,
+			"$setField requires 'input' to evaluate to type Object"},
+		{"zip constant input not an array", `[{"$project": {"f": {"$zip": {"inputs": ["A", "B"]}}}}]`, "", 34468,
+			"$zip found a non-array expression in input: \"A\""},
+		// ExpressionGetField/SetField::parse name a field path field as
+		// the path ExpressionFieldPath holds
+		{"getField field path", `[{"$project": {"f": {"$getField": "$foo"}}}]`, "", 5654600,
+			"Invalid $project :: caused by :: '$CURRENT.foo' is a field path reference which is not allowed in this context. Did you mean {$literal: '$CURRENT.foo'}?"},
+		{"setField field path", `[{"$project": {"f": {"$setField": {"field": "$field_path", "input": {}, "value": 0}}}}]`, "", 4161108,
+			"Invalid $project :: caused by :: '$CURRENT.field_path' is a field path reference which is not allowed in this context. Did you mean {$literal: '$CURRENT.field_path'}?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var wrapped bson.Raw

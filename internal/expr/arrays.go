@@ -781,7 +781,9 @@ func compileReduce(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 }
 
 // compileZip is $zip: {inputs, useLongestLength, defaults}: arrays of the
-// i-th elements of each input; null if an input is null or missing.
+// i-th elements of each input; null if an input is null or missing. It does
+// not fold: ExpressionZip::optimize optimizes its operands only, so an input
+// that is a constant non-array fails each evaluation, not the optimization.
 func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.ZipSpecNotObject, "$zip only supports an object as an argument, found %s", typeName(v))
@@ -833,7 +835,7 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 			return nil, mongoerr.New(mongoerr.ZipDefaultsLengthMismatch, "defaults and inputs must have the same length")
 		}
 	}
-	return c.fold(append(append([]*Expr{}, ins...), defs...), func(st *state) (bson.RawValue, error) {
+	return &Expr{eval: func(st *state) (bson.RawValue, error) {
 		arrays := make([][]bson.RawValue, len(ins))
 		shortest, longestLen := -1, -1
 		for i, x := range ins {
@@ -885,7 +887,7 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 			out[j] = arrayValue(row)
 		}
 		return arrayValue(out), nil
-	})
+	}}, nil
 }
 
 // sortSpec is a $sortArray sortBy: a direction for whole elements, or

@@ -80,7 +80,8 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 		fv, form := literalField(f)
 		switch form {
 		case fieldPathForm:
-			return nil, mongoerr.New(pathCode, "%s requires 'field' to be a string constant, but got a field path or variable %s; wrap it in $literal to use it as a name", name, f.StringValue())
+			ref := fieldPathReference(f.StringValue())
+			return nil, mongoerr.New(pathCode, "'%s' is a field path reference which is not allowed in this context. Did you mean {$literal: '%s'}?", ref, ref)
 		case expressionForm:
 			return nil, mongoerr.New(exprCode, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
 		}
@@ -101,7 +102,10 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 				return nil, err
 			}
 		}
-		return c.fold([]*Expr{input, value}, func(st *state) (bson.RawValue, error) {
+		// No fold: ExpressionGetField's and ExpressionSetField's optimize
+		// optimize their operands only, so a constant input that is not
+		// an object fails each evaluation, not the optimization.
+		return &Expr{eval: func(st *state) (bson.RawValue, error) {
 			iv, err := input.eval(st)
 			if err != nil {
 				return missing, err
@@ -116,7 +120,8 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 				if kind == fieldGet {
 					return missing, nil
 				}
-				return missing, mongoerr.New(mongoerr.SetFieldInputNotObject, "%s requires 'input' to evaluate to type Object", name)
+				// $unsetField is a $setField of $$REMOVE, and says so.
+				return missing, mongoerr.New(mongoerr.SetFieldInputNotObject, "$setField requires 'input' to evaluate to type Object")
 			}
 			if kind == fieldGet {
 				return rawdoc.Lookup(iv.Value, field), nil
@@ -129,8 +134,18 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 			d.addDoc(iv.Value)
 			d.set(field, nv)
 			return d.value(), nil
-		})
+		}}, nil
 	}
+}
+
+// fieldPathReference is how MongoDB names the field path or variable ref
+// ("$a", "$$ROOT.a") given as a field name: the path with its variable,
+// $CURRENT for a field path ("$CURRENT.a", "$ROOT.a").
+func fieldPathReference(ref string) string {
+	if rest, ok := strings.CutPrefix(ref, "$$"); ok {
+		return "$" + rest
+	}
+	return "$CURRENT." + ref[1:]
 }
 
 // The forms literalField tells apart.
