@@ -674,7 +674,7 @@ func (c *compiler) foldNary(args []*Expr, fn naryFn) (*Expr, error) {
 // refuses one it does not take; each parser words it its own way.
 func unknownArgWording(op string) string {
 	switch op {
-	case "$reduce", "$zip", "$sortArray", "$convert", "$getField",
+	case "$reduce", "$zip", "$sortArray", "$convert", "$getField", "$setField", "$unsetField",
 		"$trim", "$ltrim", "$rtrim", "$regexFind", "$regexFindAll", "$regexMatch", "$replaceOne", "$replaceAll":
 		return "%s found an unknown argument: %s"
 	case "$dateFromParts", "$dateToParts", "$dateFromString", "$dateToString", "$dateDiff":
