@@ -272,6 +272,28 @@ func TestStageMessages(t *testing.T) {
 			"Invalid $project :: caused by :: '$CURRENT.foo' is a field path reference which is not allowed in this context. Did you mean {$literal: '$CURRENT.foo'}?"},
 		{"setField field path", `[{"$project": {"f": {"$setField": {"field": "$field_path", "input": {}, "value": 0}}}}]`, "", 4161108,
 			"Invalid $project :: caused by :: '$CURRENT.field_path' is a field path reference which is not allowed in this context. Did you mean {$literal: '$CURRENT.field_path'}?"},
+		// $project shares find's projection parser (projection_parser.cpp):
+		// a field is named as its object names it, a literal shown with
+		// its value, a collision by the path its object gives and that
+		// path's tail after its first part
+		{"project literal in exclusion", `[{"$project": {"a": 0, "n": [1, 2]}}]`, "", 31310,
+			"Invalid $project :: caused by :: Cannot use an expression n: [ 1, 2 ] in an exclusion projection"},
+		{"project nested literal in exclusion", `[{"$project": {"a": 0, "n": {"b": "$x"}}}]`, "", 31310,
+			`Invalid $project :: caused by :: Cannot use an expression b: "$x" in an exclusion projection`},
+		{"project nested inclusion in exclusion", `[{"$project": {"a": 0, "n": {"b": 0, "c": 1}}}]`, "", 31253,
+			"Invalid $project :: caused by :: Cannot do inclusion on field c in exclusion projection"},
+		{"project nested exclusion in inclusion", `[{"$project": {"a": 1, "n": {"b": {"c.d": 0}}}}]`, "", 31254,
+			"Invalid $project :: caused by :: Cannot do exclusion on field c.d in inclusion projection"},
+		{"project collision below a leaf", `[{"$project": {"x": {"y": 1}, "x.y.z": {"$add": [1]}}}]`, "", 31249,
+			"Invalid $project :: caused by :: Path collision at x.y.z remaining portion y.z"},
+		{"project nested collision below a leaf", `[{"$project": {"a": {"b": 1, "b.c": 1}}}]`, "", 31249,
+			"Invalid $project :: caused by :: Path collision at b.c remaining portion c"},
+		{"project nested collision", `[{"$project": {"a": {"b": {"c": 1}, "b.c": 1}}}]`, "", 31250,
+			"Invalid $project :: caused by :: Path collision at b.c"},
+		{"project sub-projection over a leaf", `[{"$project": {"a.b": 1, "a": {"b": {"c": 1}}}}]`, "", 31250,
+			"Invalid $project :: caused by :: Path collision at b"},
+		{"project collision before the mode", `[{"$project": {"a": {"b": 0}, "a.b": 1}}]`, "", 31250,
+			"Invalid $project :: caused by :: Path collision at a.b"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var wrapped bson.Raw

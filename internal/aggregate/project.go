@@ -137,7 +137,7 @@ func (pp *projParse) object(fs []field, prefix string) error {
 			return err
 		}
 		path := prefix + f.key
-		if err := pp.value(path, f.val); err != nil {
+		if err := pp.value(path, f.key, f.val); err != nil {
 			return err
 		}
 	}
@@ -249,7 +249,12 @@ func isPathPrefix(prefix, path string) bool {
 }
 
 // value parses the specification of one path.
-func (pp *projParse) value(path string, v bson.RawValue) error {
+// value parses the specification's value v for the field key, at path.
+// As MongoDB's projection parser (parseInclusion, parseExclusion) does,
+// it places an inclusion or exclusion before it checks the mode, so that
+// a path collision is the error of a field that is both; its messages
+// name the field as its object names it (key), not by its whole path.
+func (pp *projParse) value(path, key string, v bson.RawValue) error {
 	item := &projItem{}
 	switch {
 	case v.Type == bson.TypeEmbeddedDocument:
@@ -258,44 +263,49 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 			return err
 		}
 		if op {
-			return pp.computed(path, item, v, true)
+			return pp.computed(path, key, item, v, true)
 		}
 		fs := fieldsOf(v.Value)
 		if len(fs) == 0 {
 			if pp.addFields {
-				return pp.computed(path, item, v, false)
+				return pp.computed(path, key, item, v, false)
 			}
 			return mongoerr.New(mongoerr.ProjectionEmptySubObject, "An empty sub-projection is not a valid value. Found empty object at path")
 		}
+		if err := pp.level(path, key); err != nil {
+			return err
+		}
 		return pp.object(fs, path+".")
 	case !pp.addFields && (v.Type == bson.TypeBoolean || values.IsNumber(v.Type)):
-		if values.Truthy(v) {
-			item.include = true
-			if path != "_id" {
-				if pp.firstEx != "" {
-					return mongoerr.New(mongoerr.ProjectionInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
-				}
-				if pp.firstIn == "" {
-					pp.firstIn = path
-				}
-			}
-		} else {
-			item.exclude = true
-			if path != "_id" {
-				if pp.firstIn != "" {
-					return mongoerr.New(mongoerr.ProjectionExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
-				}
-				if pp.firstEx == "" {
-					pp.firstEx = path
-				}
-			}
-		}
+		item.include = values.Truthy(v)
+		item.exclude = !item.include
 		if path == "_id" {
 			pp.idItem = item
 		}
-		return pp.add(path, item)
+		if err := pp.add(path, key, item); err != nil {
+			return err
+		}
+		if path == "_id" {
+			return nil
+		}
+		if item.include {
+			if pp.firstEx != "" {
+				return mongoerr.New(mongoerr.ProjectionInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", key)
+			}
+			if pp.firstIn == "" {
+				pp.firstIn = path
+			}
+			return nil
+		}
+		if pp.firstIn != "" {
+			return mongoerr.New(mongoerr.ProjectionExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", key)
+		}
+		if pp.firstEx == "" {
+			pp.firstEx = path
+		}
+		return nil
 	}
-	return pp.computed(path, item, v, false)
+	return pp.computed(path, key, item, v, false)
 }
 
 // computed parses a computed field: an operator object ({$op: ...}) or
@@ -306,7 +316,7 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 // (projection_parser.cpp's attemptToParseGenericExpression); in an
 // exclusion it is computed after the exclusions, as MongoDB's
 // ExclusionNode applies its expressions.
-func (pp *projParse) computed(path string, item *projItem, v bson.RawValue, operator bool) error {
+func (pp *projParse) computed(path, key string, item *projItem, v bson.RawValue, operator bool) error {
 	meta := !pp.addFields && operator && fieldsOf(v.Value)[0].key == "$meta"
 	if !pp.addFields && operator && pp.firstEx != "" && !meta {
 		return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
@@ -326,7 +336,7 @@ func (pp *projParse) computed(path string, item *projItem, v bson.RawValue, oper
 	if path == "_id" {
 		pp.idItem = item
 	}
-	if err := pp.add(path, item); err != nil {
+	if err := pp.add(path, key, item); err != nil {
 		return err
 	}
 	if meta {
@@ -335,7 +345,7 @@ func (pp *projParse) computed(path string, item *projItem, v bson.RawValue, oper
 	}
 	if !pp.addFields {
 		if pp.firstEx != "" {
-			return mongoerr.New(mongoerr.ProjectionExpressionInExclusion, "Cannot use an expression %s in an exclusion projection", path)
+			return mongoerr.New(mongoerr.ProjectionExpressionInExclusion, "Cannot use an expression %s: %s in an exclusion projection", key, v)
 		}
 		if pp.firstIn == "" {
 			pp.firstIn = path
@@ -344,8 +354,12 @@ func (pp *projParse) computed(path string, item *projItem, v bson.RawValue, oper
 	return nil
 }
 
-// add places item at path, creating the nested levels.
-func (pp *projParse) add(path string, item *projItem) error {
+// add places item at path, creating the nested levels. rel is the end of
+// path that the specification names in the object holding it: MongoDB
+// adds each field to the node of its object (addNodeAtPath), so a
+// collision names rel (31250), and for a field below another's leaf also
+// rel's tail after its first part (31249, FieldPath::tail).
+func (pp *projParse) add(path, rel string, item *projItem) error {
 	pp.idSubfield = pp.idSubfield || strings.HasPrefix(path, "_id.")
 	parts := strings.Split(path, ".")
 	n := pp.root
@@ -356,7 +370,7 @@ func (pp *projParse) add(path string, item *projItem) error {
 		cur := n.items[part]
 		if i == len(parts)-1 {
 			if cur != nil {
-				return mongoerr.New(mongoerr.ProjectionPathCollision, "Path collision at %s", path)
+				return collision(rel, true)
 			}
 			n.items[part] = item
 			n.order = append(n.order, part)
@@ -367,11 +381,43 @@ func (pp *projParse) add(path string, item *projItem) error {
 			n.items[part] = cur
 			n.order = append(n.order, part)
 		} else if cur.sub == nil {
-			return mongoerr.New(mongoerr.ProjectionPathPrefixCollision, "Path collision at %s remaining portion %s", path, strings.Join(parts[i+1:], "."))
+			return collision(rel, false)
 		}
 		n = cur.sub
 	}
 	return nil
+}
+
+// level finds or makes the nested level of a sub-projection {key: {...}}
+// at path, as MongoDB's parseSubObject does before it parses the object's
+// fields (findLastInnerNodeOnPath, else addNodeAtPath): a field already
+// at path, or at a prefix of key, collides there.
+func (pp *projParse) level(path, key string) error {
+	parts := strings.Split(path, ".")
+	n := pp.root
+	for i, part := range parts {
+		cur := n.items[part]
+		switch {
+		case cur == nil:
+			cur = &projItem{sub: newProjNode()}
+			n.items[part] = cur
+			n.order = append(n.order, part)
+		case cur.sub == nil:
+			return collision(key, i == len(parts)-1)
+		}
+		n = cur.sub
+	}
+	return nil
+}
+
+// collision is the error of placing rel where a field already is: at rel
+// itself (last) or at one of its prefixes.
+func collision(rel string, last bool) error {
+	if last {
+		return mongoerr.New(mongoerr.ProjectionPathCollision, "Path collision at %s", rel)
+	}
+	_, tail, _ := strings.Cut(rel, ".")
+	return mongoerr.New(mongoerr.ProjectionPathPrefixCollision, "Path collision at %s remaining portion %s", rel, tail)
 }
 
 // isExpressionObject reports whether an object is an operator expression
@@ -628,7 +674,7 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 			err = expr.CheckFieldPath(path)
 		}
 		if err == nil {
-			err = pp.add(path, &projItem{exclude: true})
+			err = pp.add(path, path, &projItem{exclude: true})
 		}
 		if err != nil {
 			return nil, invalidStage("$unset", err)
