@@ -54,9 +54,7 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 		return nil, err
 	}
 	if m.filter.HasNear() {
-		// MongoDB's text, its missing space before "for" included
-		// (expression_parser.cpp parseGeo).
-		return nil, mongoerr.New(mongoerr.GeoNearNotAllowedHere, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details.")
+		return nil, query.NearNotAllowed()
 	}
 	return m, nil
 }

@@ -193,8 +193,8 @@ func TestStageMessages(t *testing.T) {
 		// restrictSearchWithMatch: MatchExpressionParser's default features
 		{"graphLookup restrictSearchWithMatch $text", `[{"$graphLookup": {"from": "g", "startWith": "$s", "connectFromField": "x", "connectToField": "n", "as": "r", "restrictSearchWithMatch": {"$text": {"$search": "x"}}}}]`, "", 2,
 			"Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: $text is not allowed in this context"},
-		{"graphLookup restrictSearchWithMatch $near", `[{"$graphLookup": {"from": "g", "startWith": "$s", "connectFromField": "x", "connectToField": "n", "as": "r", "restrictSearchWithMatch": {"a": {"$near": [0, 0]}}}}]`, "", 2,
-			"Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: $geoNear, $near, and $nearSphere are not allowed in this context"},
+		{"graphLookup restrictSearchWithMatch $near", `[{"$graphLookup": {"from": "g", "startWith": "$s", "connectFromField": "x", "connectToField": "n", "as": "r", "restrictSearchWithMatch": {"a": {"$near": [0, 0]}}}}]`, "", 5626500,
+			"Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: $geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details."},
 		{"graphLookup restrictSearchWithMatch unknown operator", `[{"$graphLookup": {"from": "g", "startWith": "$s", "connectFromField": "x", "connectToField": "n", "as": "r", "restrictSearchWithMatch": {"a": {"$bogus": 1}}}}]`, "", 2,
 			"Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: unknown operator: $bogus"},
 		// makeStatsForNs: each section's error in its context

@@ -164,8 +164,8 @@ func TestErrorMessages(t *testing.T) {
 		// default features (no $text or $near), and an $expr failing on a
 		// database or collection fails the command
 		{"listDatabases filter with $text", "admin", `{"listDatabases": 1, "filter": {"$text": {"$search": "x"}}}`, 2, "$text is not allowed in this context"},
-		{"listDatabases filter with $nearSphere", "admin", `{"listDatabases": 1, "filter": {"a": {"$nearSphere": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}}}`, 2,
-			"$geoNear, $near, and $nearSphere are not allowed in this context"},
+		{"listDatabases filter with $nearSphere", "admin", `{"listDatabases": 1, "filter": {"a": {"$nearSphere": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}}}`, 5626500,
+			"$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details."},
 		{"listDatabases filter failing", "admin", `{"listDatabases": 1, "filter": {"$expr": {"$abs": "$name"}}}`, 28765, "$abs only supports numeric types, not string"},
 		{"listCollections filter with $text", "", `{"listCollections": 1, "filter": {"$text": {"$search": "x"}}}`, 2, "$text is not allowed in this context"},
 		{"listCollections filter failing", "", `{"listCollections": 1, "filter": {"$expr": {"$abs": "$name"}}}`, 28765, "$abs only supports numeric types, not string"},

@@ -1485,7 +1485,7 @@ const (
 	GeoNearDistanceFieldNotString Code = 16606
 	// GeoNearIncludeLocsNotString: a $geoNear whose 'includeLocs' is not a string.
 	GeoNearIncludeLocsNotString Code = 16607
-	// GeoNearNotAllowedHere: $near or $nearSphere where results are not sorted by distance (an aggregation's $match).
+	// GeoNearNotAllowedHere: $near or $nearSphere in a filter parsed without them (an aggregation's $match, an $elemMatch projection, an array filter, a validator).
 	GeoNearNotAllowedHere Code = 5626500
 	// BucketGeoExtractKeys: a measurement under a time series collection's 2dsphere index that is no geometry.
 	BucketGeoExtractKeys Code = 183934

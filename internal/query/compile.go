@@ -227,7 +227,16 @@ func notAllowed(f Features) error {
 	case FeatureText:
 		return mongoerr.New(mongoerr.BadValue, "$text is not allowed in this context")
 	}
-	return mongoerr.New(mongoerr.BadValue, "$geoNear, $near, and $nearSphere are not allowed in this context")
+	return NearNotAllowed()
+}
+
+// NearNotAllowed is MongoDB 7.0's error for $near or $nearSphere in a
+// filter parsed without them (expression_parser.cpp parseGeo without
+// kGeoNear): an aggregation's $match as much as an $elemMatch projection,
+// an array filter or a validator. Its text is MongoDB's, the missing space
+// before "for" included.
+func NearNotAllowed() error {
+	return mongoerr.New(mongoerr.GeoNearNotAllowedHere, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details.")
 }
 
 func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {

@@ -352,8 +352,8 @@ func TestCompileAllowedErrors(t *testing.T) {
 		{`{"$text": 5}`, DefaultFeatures, 2, "$text is not allowed in this context"},
 		{`{"a": {"$elemMatch": {"$where": "1"}}}`, NoFeatures, 2, "$where is not allowed in this context"},
 		{`{"a": {"$elemMatch": {"$expr": {"$foo": 1}}}}`, NoFeatures, 2, "$expr can only be applied to the top-level document"},
-		{`{"a": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}, "$eq": 1}}`, DefaultFeatures, 2, "$geoNear, $near, and $nearSphere are not allowed in this context"},
-		{`{"a": {"$elemMatch": {"b": {"$nearSphere": "x"}}}}`, NoFeatures, 2, "$geoNear, $near, and $nearSphere are not allowed in this context"},
+		{`{"a": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}, "$eq": 1}}`, DefaultFeatures, 5626500, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details."},
+		{`{"a": {"$elemMatch": {"b": {"$nearSphere": "x"}}}}`, NoFeatures, 5626500, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details."},
 	}
 	for _, tt := range tests {
 		_, err := CompileAllowed(ext(t, tt.filter), nil, nil, tt.allowed)

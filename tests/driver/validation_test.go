@@ -174,7 +174,7 @@ func TestValidatorQueryOperators(t *testing.T) {
 	}{
 		{bson.D{{Key: "$where", Value: "true"}}, 2, "$where is not allowed in this context"},
 		{bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "x"}}}}, 2, "$text is not allowed in this context"},
-		{bson.D{{Key: "a", Value: bson.D{{Key: "$near", Value: bson.A{0, 0}}}}}, 2, "$geoNear, $near, and $nearSphere are not allowed in this context"},
+		{bson.D{{Key: "a", Value: bson.D{{Key: "$near", Value: bson.A{0, 0}}}}}, 5626500, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details."},
 		{bson.D{{Key: "$expr", Value: bson.D{{Key: "$function", Value: bson.D{{Key: "body", Value: "function() {return true}"}, {Key: "args", Value: bson.A{}}, {Key: "lang", Value: "js"}}}}}}, 4660800, "$function cannot be used inside a validator."},
 		{bson.D{{Key: "$expr", Value: bson.D{{Key: "$lt", Value: bson.A{bson.D{{Key: "$rand", Value: bson.D{}}}, 2}}}}}, 3040500, "$rand not allowed inside collection validators"},
 		{bson.D{{Key: "$expr", Value: bson.D{{Key: "$_internalJsEmit", Value: bson.D{{Key: "eval", Value: "function() {}"}, {Key: "this", Value: bson.D{}}}}}}}, 4660801, "$_internalJsEmit cannot be used inside a validator."},
