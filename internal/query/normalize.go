@@ -286,11 +286,10 @@ func mergedRightHandSides(conds []*Node) bson.D {
 // exprShown is an $expr's expression as MongoDB serializes it once
 // optimized, for the expressions whose optimization changes nothing but
 // how literals are written: a comparison ($eq, $ne, $gt, $gte, $lt, $lte,
-// $cmp) of two operands, each a field path or variable (as written), a
-// $literal, or a literal holding no $-prefixed string or field name (both
-// shown {$const: v}), and an
-// $and or $or of two or more such comparisons. Any other expression is
-// shown as written.
+// $cmp) or $in of two operands, each a field path or variable (as
+// written), a $literal, or a literal holding no $-prefixed string or field
+// name (both shown {$const: v}), and an $and or $or of two or more such
+// comparisons. Any other expression is shown as written.
 func exprShown(v bson.RawValue) any {
 	if shown, ok := exprForm(v, true); ok {
 		return shown
@@ -298,7 +297,9 @@ func exprShown(v bson.RawValue) any {
 	return v
 }
 
-var exprComparisons = map[string]bool{"$eq": true, "$ne": true, "$gt": true, "$gte": true, "$lt": true, "$lte": true, "$cmp": true}
+// exprComparisons are the operators exprShown knows with two operands:
+// the comparisons, and $in, whose optimize folds only constant operands.
+var exprComparisons = map[string]bool{"$eq": true, "$ne": true, "$gt": true, "$gte": true, "$lt": true, "$lte": true, "$cmp": true, "$in": true}
 
 // exprForm is exprShown's form of v, a comparison or (top, where
 // logical) an $and or $or of comparisons, and whether v is one.
