@@ -304,16 +304,11 @@ var exprComparisons = map[string]bool{"$eq": true, "$ne": true, "$gt": true, "$g
 // exprForm is exprShown's form of v, a comparison or (top, where
 // logical) an $and or $or of comparisons, and whether v is one.
 func exprForm(v bson.RawValue, logical bool) (any, bool) {
-	doc, ok := v.DocumentOK()
+	op, arg, ok := oneField(v)
 	if !ok {
 		return nil, false
 	}
-	elems, err := doc.Elements()
-	if err != nil || len(elems) != 1 {
-		return nil, false
-	}
-	op := elems[0].Key()
-	args, ok := elems[0].Value().ArrayOK()
+	args, ok := arg.ArrayOK()
 	if !ok {
 		return nil, false
 	}
@@ -350,15 +345,22 @@ func exprForm(v bson.RawValue, logical bool) (any, bool) {
 
 // literalOperand is v's operand when v is {$literal: x} or {$const: x}.
 func literalOperand(v bson.RawValue) (bson.RawValue, bool) {
+	key, x, ok := oneField(v)
+	return x, ok && (key == "$literal" || key == "$const")
+}
+
+// oneField is the name and value of v's one field, when v is a document
+// of exactly one field.
+func oneField(v bson.RawValue) (string, bson.RawValue, bool) {
 	doc, ok := v.DocumentOK()
 	if !ok {
-		return bson.RawValue{}, false
+		return "", bson.RawValue{}, false
 	}
 	elems, err := doc.Elements()
-	if err != nil || len(elems) != 1 || elems[0].Key() != "$literal" && elems[0].Key() != "$const" {
-		return bson.RawValue{}, false
+	if err != nil || len(elems) != 1 {
+		return "", bson.RawValue{}, false
 	}
-	return elems[0].Value(), true
+	return elems[0].Key(), elems[0].Value(), true
 }
 
 // plainLiteral reports whether v is a value an expression reads as itself:
