@@ -62,13 +62,7 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 			docs = append(docs, el.Document())
 		}
 		ss, err := sp.pipeline(docs)
-		if err != nil && expr.IsOptimizeError(err) {
-			if optimizeErr == nil {
-				optimizeErr = err
-			}
-			err = nil
-		}
-		if err != nil {
+		if err := deferOptimizeError(&optimizeErr, err); err != nil {
 			return nil, err
 		}
 		s.names = append(s.names, f.key)

@@ -200,13 +200,10 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		}
 		p.textScore, p.geoNear = textScore, geoNear
 		s, err := p.stage(name, arg)
-		if err != nil && expr.IsOptimizeError(err) {
-			if optimizeErr == nil {
-				optimizeErr = err
-			}
-			s, err = failingStage{err}, nil
+		if expr.IsOptimizeError(err) {
+			s = failingStage{err}
 		}
-		if err != nil {
+		if err := deferOptimizeError(&optimizeErr, err); err != nil {
 			return nil, err
 		}
 		if p.facetStage != "" && notInFacet[name] {

@@ -379,6 +379,21 @@ func (s *interruptSource) Meta() docsrc.Meta { return docsrc.MetaOf(s.in) }
 
 func (s *interruptSource) Close() error { return s.in.Close() }
 
+// deferOptimizeError keeps err, when it is an error of optimizing an
+// expression (expr.OptimizeError), in *first unless one is there, and
+// returns nil so that parsing goes on: MongoDB optimizes once everything
+// has parsed, so an error of parsing met later comes first. Any other err
+// is returned.
+func deferOptimizeError(first *error, err error) error {
+	if !expr.IsOptimizeError(err) {
+		return err
+	}
+	if *first == nil {
+		*first = err
+	}
+	return nil
+}
+
 // optimizeFailed gives err, an error of optimizing a pipeline's
 // expressions (expr.OptimizeError), the context MongoDB's
 // Pipeline::optimizeContainer adds to what fails there.

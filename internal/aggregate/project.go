@@ -248,7 +248,6 @@ func isPathPrefix(prefix, path string) bool {
 	return len(path) > len(prefix) && path[len(prefix)] == '.' && strings.HasPrefix(path, prefix)
 }
 
-// value parses the specification of one path.
 // value parses the specification's value v for the field key, at path.
 // As MongoDB's projection parser (parseInclusion, parseExclusion) does,
 // it places an inclusion or exclusion before it checks the mode, so that
@@ -322,14 +321,7 @@ func (pp *projParse) computed(path, key string, item *projItem, v bson.RawValue,
 		return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
 	}
 	e, err := expr.Compile(v, pp.p.scope)
-	if expr.IsOptimizeError(err) {
-		// the other fields parse first
-		if pp.optimizeErr == nil {
-			pp.optimizeErr = err
-		}
-		err = nil
-	}
-	if err != nil {
+	if err := deferOptimizeError(&pp.optimizeErr, err); err != nil {
 		return err
 	}
 	item.expr = e
