@@ -13,6 +13,7 @@ require (
 	github.com/golang/snappy v1.0.0
 	github.com/google/btree v1.1.2
 	github.com/klauspost/compress v1.20.3
+	github.com/pingcap/errors v0.11.5-0.20211224045212-9687c2b0f87c
 	github.com/pingcap/failpoint v0.0.0-20210918120811-547c13e3eb00
 	github.com/pingcap/kvproto v0.0.0-20221129023506-621ec37aac7a
 	github.com/pingcap/log v1.1.1-0.20221015072633-39906604fb81
@@ -26,6 +27,7 @@ require (
 	go.uber.org/zap v1.20.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/text v0.39.0
+	google.golang.org/grpc v1.56.3
 )
 
 require (
@@ -69,7 +71,6 @@ require (
 	github.com/mschoch/smat v0.2.0 // indirect
 	github.com/nxadm/tail v1.4.11 // indirect
 	github.com/opentracing/opentracing-go v1.2.0 // indirect
-	github.com/pingcap/errors v0.11.5-0.20211224045212-9687c2b0f87c // indirect
 	github.com/pingcap/goleveldb v0.0.0-20191226122134-f82aafb29989 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
@@ -94,7 +95,6 @@ require (
 	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
 	google.golang.org/genproto v0.0.0-20230410155749-daa745c078e1 // indirect
-	google.golang.org/grpc v1.56.3 // indirect
 	google.golang.org/protobuf v1.36.6 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.0.0 // indirect
 )

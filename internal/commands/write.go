@@ -86,14 +86,19 @@ func writeOptions(s *Service, r *Request, c *cmdArgs) engine.WriteOptions {
 // failsBatch reports whether a statement's error fails the whole write
 // command rather than being one of its writeErrors: a write conflict; an
 // interruption (killOp, maxTimeMS, disconnect, shutdown), which in MongoDB
-// "have always failed the whole batch"; or an error the engine already
-// labelled RetryableWriteError (its frontend's schema lease lapsed before
-// the statement committed, as a stepdown interrupts a MongoDB write), which
-// a driver retries only as the command's error. Statements applied before
-// it stay applied.
+// "have always failed the whole batch"; HostUnreachable, a storage cluster
+// that did not answer or lost its answer to a commit; or an error the
+// engine already labelled RetryableWriteError (its frontend's schema
+// lease lapsed before the statement committed, as a stepdown interrupts a
+// MongoDB write). A driver retries the last two only as the command's
+// error. Statements applied before it stay applied.
 func failsBatch(err error) bool {
-	return err != nil && (mongoerr.Is(err, mongoerr.WriteConflict) || mongoerr.IsInterruption(err) ||
-		slices.Contains(mongoerr.As(err).Labels, engine.RetryableWriteError))
+	if err == nil {
+		return false
+	}
+	me := mongoerr.As(err)
+	return me.Code == mongoerr.WriteConflict || me.Code == mongoerr.HostUnreachable || mongoerr.IsInterruption(err) ||
+		slices.Contains(me.Labels, engine.RetryableWriteError)
 }
 
 // writeErrorDoc is one entry of a write reply's writeErrors.

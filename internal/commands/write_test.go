@@ -20,6 +20,7 @@ func TestFailsBatch(t *testing.T) {
 		{mongoerr.New(mongoerr.Interrupted, "killed"), true},
 		{mongoerr.New(mongoerr.MaxTimeMSExpired, "too long"), true},
 		{&mongoerr.Error{Code: mongoerr.NotWritablePrimary, Msg: "a lapsed schema lease", Labels: []string{engine.RetryableWriteError}}, true},
+		{mongoerr.New(mongoerr.HostUnreachable, "the storage cluster did not answer"), true},
 		// a fail point's not-primary error is the statement's, as in MongoDB
 		{mongoerr.New(mongoerr.NotWritablePrimary, "failBeforeCommitExceptionCode"), false},
 		{mongoerr.New(mongoerr.DuplicateKey, "dup"), false},

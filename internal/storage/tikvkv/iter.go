@@ -191,7 +191,9 @@ func (it *iter) Value() []byte {
 	return v[1:]
 }
 
-func (it *iter) Error() error { return it.err }
+// Error is the first error of a read; a cluster that did not answer is
+// HostUnreachable (unavailable).
+func (it *iter) Error() error { return unavailable(it.err) }
 
 func (it *iter) Close() error {
 	it.closeCur()

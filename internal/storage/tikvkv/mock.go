@@ -1,16 +1,19 @@
 package tikvkv
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/pingcap/failpoint"
 	"github.com/pingcap/kvproto/pkg/kvrpcpb"
 	"github.com/tikv/client-go/v2/testutils"
 	"github.com/tikv/client-go/v2/tikv"
 	"github.com/tikv/client-go/v2/tikvrpc"
+	"github.com/tikv/client-go/v2/util"
 	pd "github.com/tikv/pd/client"
 	"go.uber.org/zap/zapcore"
 )
@@ -30,6 +33,9 @@ type MockCluster struct {
 	// Log receives the warnings of the Stores opened later; nil discards
 	// them.
 	Log *slog.Logger
+	// Timeout bounds each call of the Stores opened later to the
+	// cluster; 0 is DefaultTimeout.
+	Timeout time.Duration
 }
 
 // NewMockCluster starts an in-memory cluster with the given number of
@@ -53,7 +59,11 @@ func (m *MockCluster) Open() (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newStore(kv, m.Log), nil
+	s := newStore(kv, m.Log)
+	if m.Timeout > 0 {
+		s.timeout = m.Timeout
+	}
+	return s, nil
 }
 
 // Close stops the cluster; its Stores must be closed first. A request
@@ -66,11 +76,32 @@ func (m *MockCluster) Close() error {
 	return m.client.Close()
 }
 
+// Fault makes every request the cluster's Stores send pass through f
+// first, for tests of a cluster that fails: the request reaches the
+// cluster only if f says deliver, and an error f returns is the request's,
+// a lost reply when it was delivered (a request not delivered fails
+// anyway). nil removes the fault.
+//
+// A store that failed a request is one client-go checks before it sends
+// it more, with a status request to its address, which no mock store
+// answers: Fault makes client-go find every store reachable instead, as
+// the cluster's in-process stores are (its failpoint injectLiveness).
+func (m *MockCluster) Fault(f func(*tikvrpc.Request) (deliver bool, err error)) {
+	util.EnableFailpoints()
+	if err := failpoint.Enable("tikvclient/injectLiveness", `return("reachable")`); err != nil {
+		panic(err) // the term is constant and valid
+	}
+	m.gate.mu.Lock()
+	defer m.gate.mu.Unlock()
+	m.gate.fault = f
+}
+
 // clusterGate keeps requests off a closed cluster: they hold mu for
-// reading while they use it.
+// reading while they use it. fault is MockCluster.Fault's.
 type clusterGate struct {
 	mu     sync.RWMutex
 	closed bool
+	fault  func(*tikvrpc.Request) (bool, error)
 }
 
 // errClusterClosed is the error of a request sent once the cluster closed.
@@ -99,6 +130,25 @@ func (c sharedClient) SendRequest(ctx context.Context, addr string, req *tikvrpc
 	if c.gate.closed {
 		return nil, errClusterClosed
 	}
+	if c.gate.fault == nil {
+		return c.send(ctx, addr, req, timeout)
+	}
+	deliver, err := c.gate.fault(req)
+	if !deliver {
+		return nil, cmp.Or(err, errDropped)
+	}
+	resp, sendErr := c.send(ctx, addr, req, timeout)
+	if err != nil {
+		return nil, err // the reply is lost
+	}
+	return resp, sendErr
+}
+
+// errDropped is the error of a request a fault kept from the cluster
+// without naming an error.
+var errDropped = errors.New("tikvkv: request dropped by a fault")
+
+func (c sharedClient) send(ctx context.Context, addr string, req *tikvrpc.Request, timeout time.Duration) (*tikvrpc.Response, error) {
 	if req.Type != tikvrpc.CmdResolveLock || len(req.ResolveLock().GetKeys()) == 0 {
 		return c.MockClient.SendRequest(ctx, addr, req, timeout)
 	}

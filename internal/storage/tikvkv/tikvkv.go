@@ -77,7 +77,7 @@ func (s *Store) timestamp() (uint64, error) {
 func (s *Store) freshSnapshot() (*txnsnapshot.KVSnapshot, error) {
 	ts, err := s.timestamp()
 	if err != nil {
-		return nil, fmt.Errorf("tikv: timestamp: %w", err)
+		return nil, unavailable(fmt.Errorf("tikv: timestamp: %w", err))
 	}
 	return s.kv.GetSnapshot(ts), nil
 }
@@ -118,7 +118,7 @@ func (s *Store) Exist(keys [][]byte, found []bool) error {
 	defer cancel()
 	m, err := snap.BatchGet(ctx, keys)
 	if err != nil {
-		return err
+		return unavailable(err)
 	}
 	for i, k := range keys {
 		_, found[i] = m[string(k)]
@@ -163,7 +163,7 @@ func snapGet(s *Store, snap *txnsnapshot.KVSnapshot, key []byte) ([]byte, bool, 
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, unavailable(err)
 	}
 	return s.decodeStored(snap.BatchGet, key, v)
 }

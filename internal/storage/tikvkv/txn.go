@@ -37,7 +37,7 @@ type txn struct {
 func (s *Store) Begin() (storage.Txn, error) {
 	t, err := s.kv.Begin()
 	if err != nil {
-		return nil, fmt.Errorf("tikv: begin: %w", err)
+		return nil, unavailable(fmt.Errorf("tikv: begin: %w", err))
 	}
 	return &txn{s: s, t: t}, nil
 }
@@ -50,7 +50,7 @@ func (t *txn) Get(key []byte) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, unavailable(err)
 	}
 	v, ok, err := t.s.decodeStored(t.t.BatchGet, key, v)
 	return append([]byte{}, v...), ok, err
@@ -83,7 +83,8 @@ func (t *txn) Set(key, value []byte) error {
 func (t *txn) Delete(key []byte) error { return t.t.Delete(key) }
 
 // Commit implements storage.Txn; a write conflict (TiKV's, or the local
-// latches') is storage.ErrWriteConflict.
+// latches') is storage.ErrWriteConflict, and a cluster that did not
+// answer, or lost the answer, HostUnreachable (unavailable).
 func (t *txn) Commit() error {
 	if t.done {
 		return nil
@@ -120,7 +121,7 @@ func (t *txn) Commit() error {
 	if tikverr.IsErrWriteConflict(err) || errors.As(err, &latch) {
 		return fmt.Errorf("%w: %v", storage.ErrWriteConflict, err)
 	}
-	return err
+	return unavailable(err)
 }
 
 // CommitStamp implements storage.StampedTxn: every stamped value of a
