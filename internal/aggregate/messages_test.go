@@ -112,14 +112,23 @@ func TestStageMessages(t *testing.T) {
 		{"bucket unknown option", `[{"$bucket": {"groupBy": "$a", "boundaries": [0, 5], "x": 1}}]`, "", 40197,
 			"Unrecognized option to $bucket: x."},
 		// ReplaceRootTransformation::applyTransformation, named by the stage
+		// with a context ending in a space (so two before "must")
 		{"replaceRoot to a number", `[{"$replaceRoot": {"newRoot": "$_id"}}]`, "", 40228,
-			"'newRoot' expression must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: {_id: 1}"},
+			"'newRoot' expression  must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: {_id: 1}"},
 		{"replaceRoot to a missing field", `[{"$replaceRoot": {"newRoot": "$nope"}}]`, "", 40228,
-			"'newRoot' expression must evaluate to an object, but resulting value was: MISSING. Type of resulting value: 'missing'. Input document: {_id: 1}"},
+			"'newRoot' expression  must evaluate to an object, but resulting value was: MISSING. Type of resulting value: 'missing'. Input document: {_id: 1}"},
 		{"replaceWith an array", `[{"$replaceWith": ["$_id", {"a": "x"}]}]`, "", 40228,
-			"'replacement document' must evaluate to an object, but resulting value was: [1, {a: \"x\"}]. Type of resulting value: 'array'. Input document: {_id: 1}"},
+			"'replacement document'  must evaluate to an object, but resulting value was: [1, {a: \"x\"}]. Type of resulting value: 'array'. Input document: {_id: 1}"},
 		{"replaceWith a number", `[{"$replaceWith": "$_id"}]`, "", 40228,
-			"'replacement document' must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: {_id: 1}"},
+			"'replacement document'  must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: {_id: 1}"},
+		// DocumentSourceDocuments::createFromBson: a strict $unwind of the
+		// array, then a $replaceRoot of each element in its own context
+		{"documents an element not a document", `[{"$unionWith": {"pipeline": [{"$documents": [{"a": 1}, 2]}]}}]`, "", 40228,
+			"elements within the array passed to $documents must evaluate to an object, but resulting value was: 2. Type of resulting value: 'int'. Input document: {_tempDocumentsField: 2}"},
+		{"documents a string", `[{"$unionWith": {"pipeline": [{"$documents": "x"}]}}]`, "", 5858203,
+			"an array is expected"},
+		{"documents a missing field", `[{"$unionWith": {"pipeline": [{"$documents": "$nope"}]}}]`, "", 5858203,
+			"an array is expected"},
 		// DocumentSourceRedact::redactValue and AccumulatorN::validateN show
 		// the value as Value::toString does (value.cpp operator<<)
 		{"redact returns a document", `[{"$redact": {"$literal": {"b": [1, "x"]}}}]`, "", 17053,

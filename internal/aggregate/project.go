@@ -680,7 +680,8 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 type replaceRootStage struct {
 	newRoot *expr.Expr
 	// what names newRoot in the error of a value that is not a document
-	// (ReplaceRootTransformation's errMsgContextForNonObject).
+	// (ReplaceRootTransformation's errMsgContextForNonObject), as
+	// notObjectError puts it.
 	what string
 }
 
@@ -698,11 +699,14 @@ func (p *parser) parseReplaceRoot(arg bson.RawValue) (stage, error) {
 	if root.Type == 0 {
 		return nil, mongoerr.MissingField("$replaceRoot.newRoot")
 	}
-	return p.replaceRoot(root, "'newRoot' expression")
+	// MongoDB's context for both stage names ends in a space, which its
+	// message template follows with another
+	// (DocumentSourceReplaceRoot::createFromBson).
+	return p.replaceRoot(root, "'newRoot' expression ")
 }
 
 func (p *parser) parseReplaceWith(arg bson.RawValue) (stage, error) {
-	return p.replaceRoot(arg, "'replacement document'")
+	return p.replaceRoot(arg, "'replacement document' ")
 }
 
 func (p *parser) replaceRoot(v bson.RawValue, what string) (stage, error) {
@@ -720,10 +724,17 @@ func (s *replaceRootStage) run(in Source, rt *runtime) Source {
 			return nil, err
 		}
 		if v.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(mongoerr.ReplaceRootNotObject,
-				"%s must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
-				s.what, values.ValueString(v), typeName(v), values.ValueString(docValue(doc)))
+			return nil, notObjectError(s.what, v, doc)
 		}
 		return []bson.Raw{v.Document()}, nil
 	}}
+}
+
+// notObjectError is MongoDB's 40228 for a new root v, evaluated on doc,
+// that is not a document (ReplaceRootTransformation::applyTransformation):
+// what, the stage's context, is followed by " must evaluate" as given.
+func notObjectError(what string, v bson.RawValue, doc bson.Raw) error {
+	return mongoerr.New(mongoerr.ReplaceRootNotObject,
+		"%s must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
+		what, values.ValueString(v), typeName(v), values.ValueString(docValue(doc)))
 }

@@ -265,6 +265,10 @@ func (s indexStatsStage) run(in Source, rt *runtime) Source {
 // evaluated once, as the pipeline's input.
 type documentsStage struct{ docs *expr.Expr }
 
+// documentsField is the field in which MongoDB holds $documents' array
+// as it unwinds it, seen in the input document of its 40228.
+const documentsField = "_tempDocumentsField"
+
 func (p *parser) parseDocuments(arg bson.RawValue) (stage, error) {
 	e, err := expr.Compile(arg, p.scope)
 	if err != nil {
@@ -279,13 +283,17 @@ func (s *documentsStage) run(in Source, rt *runtime) Source {
 		if err != nil {
 			return nil, err
 		}
+		// MongoDB runs $documents as a $project of the expression into
+		// documentsField, a strict $unwind of it (5858203) and a
+		// $replaceRoot to each element (40228), so its errors are theirs
+		// (DocumentSourceDocuments::createFromBson, UnwindProcessor).
 		if v.Type != bson.TypeArray {
-			return nil, mongoerr.New(mongoerr.DocumentsNotArray, "error during $documents evaluation: an array is expected, found %s", typeName(v))
+			return nil, mongoerr.New(mongoerr.DocumentsNotArray, "an array is expected")
 		}
 		var out []bson.Raw
 		for _, el := range arrayValues(v) {
 			if el.Type != bson.TypeEmbeddedDocument {
-				return nil, mongoerr.New(mongoerr.ReplaceRootNotObject, "error during $documents evaluation: each element must be an object, found %s", typeName(el))
+				return nil, notObjectError("elements within the array passed to $documents", el, buildDoc([]field{{documentsField, el}}))
 			}
 			out = append(out, el.Document())
 		}

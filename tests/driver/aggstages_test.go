@@ -689,3 +689,43 @@ func TestExplainGroupFigures(t *testing.T) {
 		t.Fatalf("a spilled $group's accumulator peak: %s", st)
 	}
 }
+
+// TestNotObjectRootMessages: a new root that is not a document fails with
+// 40228 in the context of the stage that made it, as MongoDB words it:
+// $replaceRoot's and $replaceWith's contexts end in a space before the
+// template's own, and $documents' elements are held in _tempDocumentsField
+// (ReplaceRootTransformation::applyTransformation,
+// DocumentSourceDocuments::createFromBson); an argument of $documents that
+// is not an array is its strict $unwind's 5858203.
+func TestNotObjectRootMessages(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	ctx := context.Background()
+	coll := db.Collection("notobjroot")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "PlanExecutor error during aggregation :: caused by :: "
+	run := func(db *mongo.Database, coll *mongo.Collection, pipeline bson.A) error {
+		var cur *mongo.Cursor
+		var err error
+		if coll != nil {
+			cur, err = coll.Aggregate(ctx, pipeline)
+		} else {
+			cur, err = db.Aggregate(ctx, pipeline)
+		}
+		if err != nil {
+			return err
+		}
+		var out []bson.Raw
+		return cur.All(ctx, &out)
+	}
+	requireError(t, run(db, coll, bson.A{bson.D{{Key: "$replaceRoot", Value: bson.D{{Key: "newRoot", Value: "$nope"}}}}}), 40228, "Location40228",
+		prefix+"'newRoot' expression  must evaluate to an object, but resulting value was: MISSING. Type of resulting value: 'missing'. Input document: {_id: 1}")
+	requireError(t, run(db, coll, bson.A{bson.D{{Key: "$replaceWith", Value: "$_id"}}}), 40228, "Location40228",
+		prefix+"'replacement document'  must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: {_id: 1}")
+	requireError(t, run(db, nil, bson.A{bson.D{{Key: "$documents", Value: bson.A{bson.D{{Key: "a", Value: 1}}, "x"}}}}), 40228, "Location40228",
+		prefix+"elements within the array passed to $documents must evaluate to an object, but resulting value was: \"x\". Type of resulting value: 'string'. Input document: {_tempDocumentsField: \"x\"}")
+	requireError(t, run(db, nil, bson.A{bson.D{{Key: "$documents", Value: 5}}}), 5858203, "Location5858203",
+		prefix+"an array is expected")
+}
