@@ -329,13 +329,18 @@ func (p *Plan) explainBounds() bson.D {
 	return out
 }
 
-// filterOf is a stage's filter field, none when the query has no filter:
-// MongoDB's stages show one only when they apply one.
+// filterOf is a stage's filter field, none when the query has no filter
+// or one its optimizer reduces to nothing ({$expr: true}): MongoDB's
+// stages show one only when they apply one.
 func (s Shape) filterOf(filter bson.Raw) bson.D {
 	if len(filter) <= 5 {
 		return nil
 	}
-	return bson.D{{Key: "filter", Value: s.show(filter)}}
+	shown := s.show(filter)
+	if d, ok := shown.(bson.D); ok && len(d) == 0 {
+		return nil
+	}
+	return bson.D{{Key: "filter", Value: shown}}
 }
 
 // show is filter as a stage shows it (ShowFilter).

@@ -32,7 +32,8 @@ func Shown(filter bson.Raw, let *expr.Let, coll *collation.Collator) any {
 	return f.Normalized()
 }
 
-// normalize is a copy of n's tree as MongoDB's optimizer leaves it: a $and
+// normalize is a copy of n's tree as MongoDB's optimizer leaves it: an
+// $expr of a constant that is true is a $and of no clauses; a $and
 // (an $or) absorbs the clauses of the $ands ($ors) among its clauses,
 // appending them after its own, and drops clauses always true (always
 // false); a list of one clause is that clause ($nor: its negation); a $and
@@ -60,6 +61,10 @@ func normalizeNode(n *Node) *Node {
 	case KindNor:
 		if len(c.Children) == 1 {
 			return not(c.Children[0])
+		}
+	case KindExpr:
+		if exprTriviallyTrue(&c) {
+			return &Node{Kind: KindAnd}
 		}
 	case KindIn:
 		eqs, res := inOperands(&c)
@@ -112,6 +117,15 @@ func normalizeList(n *Node) *Node {
 	}
 	n.Children = kept
 	return n
+}
+
+// exprTriviallyTrue reports whether $expr n is a constant that is true,
+// which ExprMatchExpression's optimizer replaces with a $and of no clauses
+// (always true; isTriviallyTrue), so a $and drops it and explain shows
+// nothing of it.
+func exprTriviallyTrue(n *Node) bool {
+	e := n.expr.e
+	return e.IsConstant() && values.Truthy(e.Constant())
 }
 
 func triviallyTrue(n *Node) bool {

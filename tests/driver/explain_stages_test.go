@@ -491,3 +491,71 @@ func TestExplainMatchStage(t *testing.T) {
 		t.Errorf("last stage %s, want {$match: %s}", stages[len(stages)-1], bson.Raw(want))
 	}
 }
+
+// TestExplainTriviallyTrueExpr: an $expr of a constant that is true is
+// optimized away (ExprMatchExpression's optimizer makes it an empty $and),
+// so the COLLSCAN of a find or of an aggregate's $match shows no filter,
+// and beside a $expr of a field only that one is left
+// (jstests/aggregation/sources/match/trivial_match_expr.js).
+func TestExplainTriviallyTrueExpr(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	if _, err := db.Collection("trivialexpr").InsertMany(ctx, []any{
+		bson.D{{Key: "foo", Value: 123}, {Key: "bar", Value: "123"}},
+		bson.D{{Key: "foo", Value: 0}, {Key: "bar", Value: "0"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	plan := func(t *testing.T, cmd bson.D) bson.Raw {
+		t.Helper()
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wp, ok := out.Lookup("queryPlanner", "winningPlan").DocumentOK(); ok {
+			return wp
+		}
+		return out.Lookup("stages", "0", "$cursor", "queryPlanner", "winningPlan").Document()
+	}
+	find := func(filter bson.D) bson.D {
+		return bson.D{{Key: "find", Value: "trivialexpr"}, {Key: "filter", Value: filter}}
+	}
+	aggregate := func(stages ...bson.D) bson.D {
+		p := bson.A{}
+		for _, s := range stages {
+			p = append(p, bson.D{{Key: "$match", Value: s}})
+		}
+		return bson.D{{Key: "aggregate", Value: "trivialexpr"}, {Key: "pipeline", Value: p}, {Key: "cursor", Value: bson.D{}}}
+	}
+	exprOf := func(v any) bson.D { return bson.D{{Key: "$expr", Value: v}} }
+	for _, tc := range []struct {
+		name string
+		cmd  bson.D
+		want bson.D // the winning plan's filter, nil for none
+	}{
+		{"find true", find(exprOf(true)), nil},
+		{"find truthy string", find(exprOf("foo")), nil},
+		{"find $and of truthy constants", find(bson.D{{Key: "$and", Value: bson.A{exprOf(true), exprOf("foo")}}}), nil},
+		{"find field", find(exprOf("$foo")), exprOf("$foo")},
+		{"find truthy constant and field", find(bson.D{{Key: "$and", Value: bson.A{exprOf("foo"), exprOf("$foo")}}}), exprOf("$foo")},
+		{"aggregate true", aggregate(exprOf(true)), nil},
+		{"aggregate two truthy constants", aggregate(exprOf(true), exprOf("foo")), nil},
+		{"aggregate truthy constant and field", aggregate(exprOf("foo"), exprOf("$foo")), exprOf("$foo")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wp := plan(t, tc.cmd)
+			got, has := wp.Lookup("filter").DocumentOK()
+			if tc.want == nil {
+				if has {
+					t.Fatalf("winning plan %s has a filter, want none", wp)
+				}
+				return
+			}
+			want, _ := bson.Marshal(tc.want)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("winning plan %s, want filter %s", wp, bson.Raw(want))
+			}
+		})
+	}
+}
