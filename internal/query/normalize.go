@@ -198,6 +198,11 @@ func serializeNode(n *Node) bson.D {
 	case KindAlwaysTrue, KindAlwaysFalse:
 		return bson.D{{Key: n.Kind.String(), Value: int32(1)}}
 	case KindExpr:
+		// An expression its optimizer folds to a constant serializes as
+		// ExpressionConstant does, {$const: value}.
+		if e := n.expr.e; e.IsConstant() && e.Constant().Type != 0 {
+			return bson.D{{Key: "$expr", Value: bson.D{{Key: "$const", Value: e.Constant()}}}}
+		}
 		return bson.D{{Key: "$expr", Value: exprShown(n.Value)}}
 	case KindJSONSchema:
 		return bson.D{{Key: n.Kind.String(), Value: n.Value}}

@@ -496,7 +496,8 @@ func TestExplainMatchStage(t *testing.T) {
 // optimized away (ExprMatchExpression's optimizer makes it an empty $and),
 // so the COLLSCAN of a find or of an aggregate's $match shows no filter,
 // and beside a $expr of a field only that one is left
-// (jstests/aggregation/sources/match/trivial_match_expr.js).
+// (jstests/aggregation/sources/match/trivial_match_expr.js); one that is
+// false is kept, as {$const: value}.
 func TestExplainTriviallyTrueExpr(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := t.Context()
@@ -542,6 +543,11 @@ func TestExplainTriviallyTrueExpr(t *testing.T) {
 		{"aggregate true", aggregate(exprOf(true)), nil},
 		{"aggregate two truthy constants", aggregate(exprOf(true), exprOf("foo")), nil},
 		{"aggregate truthy constant and field", aggregate(exprOf("foo"), exprOf("$foo")), exprOf("$foo")},
+		// a constant that is false stays, shown as ExpressionConstant
+		// serializes, {$const: value}
+		{"find false", find(exprOf(false)), exprOf(bson.D{{Key: "$const", Value: false}})},
+		{"find comparison of constants", find(exprOf(bson.D{{Key: "$eq", Value: bson.A{1, 2}}})), exprOf(bson.D{{Key: "$const", Value: false}})},
+		{"aggregate false", aggregate(exprOf(false)), exprOf(bson.D{{Key: "$const", Value: false}})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wp := plan(t, tc.cmd)
