@@ -79,7 +79,8 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 	var let []field
 	str := func(f field) (string, error) {
 		if f.val.Type != bson.TypeString {
-			return "", mongoerr.New(mongoerr.FailedToParse, "$lookup argument '%s' must be a string, found %s: %s", f.key, f.val, typeName(f.val))
+			// MongoDB shows the whole element, name and value, after "found".
+			return "", mongoerr.New(mongoerr.FailedToParse, "$lookup argument '%s' must be a string, found %s: %s: %s", f.key, f.key, f.val, typeName(f.val))
 		}
 		return f.val.StringValue(), nil
 	}
@@ -130,7 +131,8 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 			haveForeign = true
 		case "let":
 			if f.val.Type != bson.TypeEmbeddedDocument {
-				return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup argument 'let' must be an object, is type %s", typeName(f.val))
+				// MongoDB quotes the whole element, name and value.
+				return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup argument 'let: %s' must be an object, is type %s", f.val, typeName(f.val))
 			}
 			let = fieldsOf(f.val.Value)
 		case "pipeline":

@@ -217,6 +217,14 @@ func TestStageMessages(t *testing.T) {
 			"Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [test.nope] not found."},
 		// from as {db, coll}: NamespaceSpec's IDL, then only internal
 		// namespaces (parseLookupFromAndResolveNamespace)
+		// DocumentSourceLookUp::createFromBson streams the BSONElement
+		// itself, its name with its value
+		{"lookup localField a number", `[{"$lookup": {"from": "o", "localField": 1, "foreignField": "b", "as": "r"}}]`, "", 9,
+			"$lookup argument 'localField' must be a string, found localField: 1: int"},
+		{"lookup as an object", `[{"$lookup": {"from": "o", "localField": "a", "foreignField": "b", "as": {"x": 1.5}}}]`, "", 9,
+			"$lookup argument 'as' must be a string, found as: { x: 1.5 }: object"},
+		{"lookup let a string", `[{"$lookup": {"from": "o", "let": "s", "pipeline": [], "as": "r"}}]`, "", 9,
+			"$lookup argument 'let: \"s\"' must be an object, is type string"},
 		{"lookup from another database", `[{"$lookup": {"from": {"db": "other", "coll": "f"}, "localField": "a", "foreignField": "b", "as": "r"}}]`, "", 9,
 			"$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: other and coll: f"},
 		{"lookup from the same database as an object", `[{"$lookup": {"from": {"db": "test", "coll": "f"}, "pipeline": [], "as": "r"}}]`, "", 9,

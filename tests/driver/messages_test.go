@@ -98,6 +98,21 @@ func TestExpressionObjectMessages(t *testing.T) {
 	})
 }
 
+// TestLookupArgumentMessages: $lookup's mistyped arguments are named in
+// its messages with the whole element, name and value, as
+// DocumentSourceLookUp::createFromBson streams it.
+func TestLookupArgumentMessages(t *testing.T) {
+	lookup := func(spec bson.D) bson.D { return aggregateCmd(bson.D{{Key: "$lookup", Value: spec}}) }
+	runMessageCases(t, []msgCase{
+		{name: "localField a number", cmd: lookup(bson.D{{Key: "from", Value: "o"}, {Key: "localField", Value: int32(1)}, {Key: "foreignField", Value: "b"}, {Key: "as", Value: "r"}}), code: 9,
+			msg: "$lookup argument 'localField' must be a string, found localField: 1: int"},
+		{name: "foreignField a long", cmd: lookup(bson.D{{Key: "from", Value: "o"}, {Key: "localField", Value: "a"}, {Key: "foreignField", Value: int64(2)}, {Key: "as", Value: "r"}}), code: 9,
+			msg: "$lookup argument 'foreignField' must be a string, found foreignField: 2: long"},
+		{name: "let a number", cmd: lookup(bson.D{{Key: "from", Value: "o"}, {Key: "let", Value: int32(1)}, {Key: "pipeline", Value: bson.A{}}, {Key: "as", Value: "r"}}), code: 9,
+			msg: "$lookup argument 'let: 1' must be an object, is type int"},
+	})
+}
+
 // TestIndexSpecMessages: createIndexes' messages show an index
 // specification as given when validateIndexSpec refuses it, and as that
 // returns it (ns dropped, the default v: 2 added) when a later check does.
