@@ -38,6 +38,10 @@ func stageCount(stage string, arg bson.RawValue, invalid mongoerr.Code) (int64, 
 	return n, nil
 }
 
+// explainSpec is $skip's count as MongoDB's DocumentSourceSkip serializes
+// it: a long, whatever number type was written.
+func (s *skipStage) explainSpec() any { return s.n }
+
 func (s *skipStage) run(in Source, _ *runtime) Source {
 	left := s.n
 	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
@@ -64,6 +68,10 @@ func parseLimit(arg bson.RawValue) (stage, error) {
 	}
 	return &limitStage{n}, nil
 }
+
+// explainSpec is $limit's count as MongoDB's DocumentSourceLimit
+// serializes it: a long, whatever number type was written.
+func (l *limitStage) explainSpec() any { return l.n }
 
 func (l *limitStage) run(in Source, _ *runtime) Source { return &limitSource{in: in, left: l.n} }
 
@@ -115,6 +123,10 @@ func parseSample(arg bson.RawValue) (stage, error) {
 	}
 	return s, nil
 }
+
+// explainSpec is $sample as MongoDB's DocumentSourceSample serializes it:
+// {size: <long>}, the size as read.
+func (s *sampleStage) explainSpec() any { return bson.D{{Key: "size", Value: s.size}} }
 
 func (s *sampleStage) run(in Source, rt *runtime) Source {
 	l := &lazySource{in: in}

@@ -44,7 +44,7 @@ type outStage struct {
 // explainSpec is $out as MongoDB 7.0's DocumentSourceOut::serialize shows
 // it: the target resolved, {coll, db} in DocumentSourceOutSpec's order,
 // and the timeseries options given.
-func (s *outStage) explainSpec() bson.D {
+func (s *outStage) explainSpec() any {
 	d := bson.D{{Key: "coll", Value: s.coll}, {Key: "db", Value: s.db}}
 	if s.tsSpec != nil {
 		d = append(d, bson.E{Key: "timeseries", Value: s.tsSpec})
@@ -177,7 +177,7 @@ type mergeStage struct {
 // when not given, new added when the pipeline sees it without let naming
 // it); whenMatched and whenNotMatched. The pipeline and let's
 // expressions are shown as written.
-func (s *mergeStage) explainSpec() bson.D {
+func (s *mergeStage) explainSpec() any {
 	paths := s.onPaths()
 	slices.Sort(paths)
 	var on any = paths[0]

@@ -679,15 +679,16 @@ func (p *Pipeline) DropLeadingSample() {
 func (p *Pipeline) Stages() []bson.Raw { return p.specs }
 
 // explainer is a stage that explain shows resolved, as MongoDB serializes
-// it, rather than as written.
+// it, rather than as written: explainSpec is the value of its field.
 type explainer interface {
-	explainSpec() bson.D
+	explainSpec() any
 }
 
 // ExplainStages are the stages of Stages as explain lists them, after the
 // $cursor stage: {name: spec}, as written but for the stages explain shows
-// resolved ($out, $merge) and $match, whose filter is shown as MongoDB
-// serializes its normalized tree (query.Filter.Normalized).
+// resolved ($out, $merge, $limit, $skip, $sample, $unwind) and $match,
+// whose filter is shown as MongoDB serializes its normalized tree
+// (query.Filter.Normalized).
 func (p *Pipeline) ExplainStages() []bson.D {
 	out := make([]bson.D, len(p.specs))
 	for i, spec := range p.specs {

@@ -23,6 +23,21 @@ type unwindStage struct {
 	preserve bool
 }
 
+// explainSpec is $unwind as MongoDB's DocumentSourceUnwind serializes
+// it, the short form {$unwind: "$path"} included: {path: "$path"}, then
+// preserveNullAndEmptyArrays only when true and includeArrayIndex only
+// when given.
+func (s *unwindStage) explainSpec() any {
+	d := bson.D{{Key: "path", Value: "$" + strings.Join(s.path, ".")}}
+	if s.preserve {
+		d = append(d, bson.E{Key: "preserveNullAndEmptyArrays", Value: true})
+	}
+	if s.index != nil {
+		d = append(d, bson.E{Key: "includeArrayIndex", Value: strings.Join(s.index, ".")})
+	}
+	return d
+}
+
 func parseUnwind(arg bson.RawValue) (stage, error) {
 	s := &unwindStage{}
 	var path string

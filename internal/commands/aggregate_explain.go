@@ -14,7 +14,8 @@ import (
 // Otherwise it is {explainVersion: "1", stages: [{$cursor: {queryPlanner,
 // executionStats?}}, {<stage>: <spec>}, ...]}, the stages after the
 // pushdown listed as written (MongoDB lists them as it rewrote them), but
-// $out and $merge resolved as MongoDB serializes them. A
+// $out, $merge, $limit, $skip, $sample and $unwind resolved as MongoDB
+// serializes them (aggregate.Pipeline.ExplainStages). A
 // collection-less pipeline has no $cursor stage. From verbosity
 // executionStats (allPlansExecution too) the pipeline runs to
 // the end, its output discarded, and each stage, $cursor included, also

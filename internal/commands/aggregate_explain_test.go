@@ -230,6 +230,43 @@ func TestAggregateExplainWriterSpecs(t *testing.T) {
 	}
 }
 
+// Explain shows $limit, $skip, $sample and $unwind as MongoDB 7.0
+// serializes them (DocumentSourceLimit, DocumentSourceSkip,
+// DocumentSourceSample and DocumentSourceUnwind::serialize;
+// jstests/aggregation/bugs/skip_limit_overflow.js reads $limit, $skip and
+// $sample.size as longs): the counts as longs whatever number was written,
+// $unwind as {path, preserveNullAndEmptyArrays if true, includeArrayIndex
+// if given}.
+func TestAggregateExplainCountSpecs(t *testing.T) {
+	db, _ := explainDB(t)
+	group := bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$sku"}}}}
+	for _, tc := range []struct {
+		stage, want bson.D
+	}{
+		{bson.D{{Key: "$limit", Value: int32(5)}}, bson.D{{Key: "$limit", Value: int64(5)}}},
+		{bson.D{{Key: "$limit", Value: 5.0}}, bson.D{{Key: "$limit", Value: int64(5)}}},
+		{bson.D{{Key: "$skip", Value: int32(2)}}, bson.D{{Key: "$skip", Value: int64(2)}}},
+		{bson.D{{Key: "$sample", Value: bson.D{{Key: "size", Value: int32(3)}}}}, bson.D{{Key: "$sample", Value: bson.D{{Key: "size", Value: int64(3)}}}}},
+		{bson.D{{Key: "$sample", Value: bson.D{{Key: "size", Value: 2.5}}}}, bson.D{{Key: "$sample", Value: bson.D{{Key: "size", Value: int64(2)}}}}},
+		{bson.D{{Key: "$unwind", Value: "$_id"}}, bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$_id"}}}}},
+		{
+			bson.D{{Key: "$unwind", Value: bson.D{{Key: "includeArrayIndex", Value: "i.j"}, {Key: "preserveNullAndEmptyArrays", Value: false}, {Key: "path", Value: "$_id.a"}}}},
+			bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$_id.a"}, {Key: "includeArrayIndex", Value: "i.j"}}}},
+		},
+		{
+			bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$_id"}, {Key: "preserveNullAndEmptyArrays", Value: true}}}},
+			bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$_id"}, {Key: "preserveNullAndEmptyArrays", Value: true}}}},
+		},
+	} {
+		res := runCmd(t, db, bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: bson.A{group, tc.stage}}, {Key: "explain", Value: true}})
+		stages, _ := res.Lookup("stages").Array().Values()
+		want, _ := bson.Marshal(tc.want)
+		if got := stages[len(stages)-1].Document(); !bytes.Equal(got, want) {
+			t.Errorf("explain of %v:\n got %s\nwant %s", tc.stage, got, bson.Raw(want))
+		}
+	}
+}
+
 // A $unionWith's explain shows its sub-pipeline explained as an aggregate
 // of its collection is, a $cursor stage first, and its spec as {coll,
 // pipeline} even when given as a name; from executionStats a sub-pipeline

@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strconv"
@@ -728,4 +729,44 @@ func TestNotObjectRootMessages(t *testing.T) {
 		prefix+"elements within the array passed to $documents must evaluate to an object, but resulting value was: \"x\". Type of resulting value: 'string'. Input document: {_tempDocumentsField: \"x\"}")
 	requireError(t, run(db, nil, bson.A{bson.D{{Key: "$documents", Value: 5}}}), 5858203, "Location5858203",
 		prefix+"an array is expected")
+}
+
+// TestExplainCountStages: explain shows $limit, $skip and $sample's size
+// as longs, whatever number was written, and $unwind in its object form,
+// as MongoDB 7.0 serializes them
+// (jstests/aggregation/bugs/skip_limit_overflow.js).
+func TestExplainCountStages(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database("explaincounts")
+	if _, err := db.Collection("c").InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := bson.A{
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$a"}}}},
+		bson.D{{Key: "$limit", Value: int32(6)}},
+		bson.D{{Key: "$skip", Value: 2.0}},
+		bson.D{{Key: "$sample", Value: bson.D{{Key: "size", Value: int32(3)}}}},
+		bson.D{{Key: "$unwind", Value: "$x"}},
+	}
+	out, err := db.RunCommand(t.Context(), bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}}},
+		{Key: "verbosity", Value: "queryPlanner"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages, _ := out.Lookup("stages").Array().Values()
+	want := []bson.D{
+		{{Key: "$limit", Value: int64(6)}},
+		{{Key: "$skip", Value: int64(2)}},
+		{{Key: "$sample", Value: bson.D{{Key: "size", Value: int64(3)}}}},
+		{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$x"}}}},
+	}
+	if len(stages) != 2+len(want) {
+		t.Fatalf("stages %v", stages)
+	}
+	for i, w := range want {
+		wantRaw, _ := bson.Marshal(w)
+		if got := stages[2+i].Document(); !bytes.Equal(got, wantRaw) {
+			t.Errorf("stage %d: got %s, want %s", 2+i, got, bson.Raw(wantRaw))
+		}
+	}
 }
