@@ -73,7 +73,7 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 	}
 	s := &lookupStage{}
 	var local, foreign, as string
-	var haveLocal, haveForeign, haveAs, haveFrom bool
+	var haveFrom, haveLet bool
 	var pipeline []bson.Raw
 	havePipeline := false
 	var let []field
@@ -122,19 +122,17 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 			}
 		case "as":
 			as, err = str(f)
-			haveAs = true
 		case "localField":
 			local, err = str(f)
-			haveLocal = true
 		case "foreignField":
 			foreign, err = str(f)
-			haveForeign = true
 		case "let":
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				// MongoDB quotes the whole element, name and value.
 				return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup argument 'let: %s' must be an object, is type %s", f.val, typeName(f.val))
 			}
 			let = fieldsOf(f.val.Value)
+			haveLet = true
 		case "pipeline":
 			pipeline, err = pipelineOption(f.val)
 			havePipeline = true
@@ -158,22 +156,33 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 			return nil, err
 		}
 	}
-	if !haveAs {
+	// MongoDB's DocumentSourceLookUp::createFromBson takes an empty as,
+	// localField or foreignField for an absent one; without a pipeline it
+	// needs both fields and no let (even an empty one). The fields' paths
+	// are checked after, as its constructor builds them.
+	if as == "" {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "must specify 'as' field for a $lookup")
+	}
+	haveLocal, haveForeign := local != "", foreign != ""
+	if havePipeline {
+		if haveLocal != haveForeign {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified")
+		}
+	} else {
+		if !haveLocal || !haveForeign {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
+		}
+		if haveLet {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup with a 'let' argument must also specify 'pipeline'")
+		}
+	}
+	if !haveFrom && !(havePipeline && startsWithDocuments(pipeline)) {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires a 'from' field, or a pipeline starting with $documents")
 	}
 	if err := expr.CheckFieldPath(as); err != nil {
 		return nil, err
 	}
 	s.as = splitPath(as)
-	if haveLocal != haveForeign {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified")
-	}
-	if !haveLocal && !havePipeline {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
-	}
-	if !haveFrom && !(havePipeline && startsWithDocuments(pipeline)) {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires a 'from' field, or a pipeline starting with $documents")
-	}
 	if haveLocal {
 		for _, path := range []string{local, foreign} {
 			if err := expr.CheckFieldPath(path); err != nil {
@@ -181,9 +190,6 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 			}
 		}
 		s.localField, s.foreignField = splitPath(local), foreign
-	}
-	if len(let) > 0 && !havePipeline {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup with 'let' must also specify 'pipeline'")
 	}
 	for _, f := range let {
 		if err := expr.ValidateVarName(f.key); err != nil {

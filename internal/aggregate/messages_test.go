@@ -225,6 +225,18 @@ func TestStageMessages(t *testing.T) {
 			"$lookup argument 'as' must be a string, found as: { x: 1.5 }: object"},
 		{"lookup let a string", `[{"$lookup": {"from": "o", "let": "s", "pipeline": [], "as": "r"}}]`, "", 9,
 			"$lookup argument 'let: \"s\"' must be an object, is type string"},
+		// createFromBson: an empty as, localField or foreignField is an
+		// absent one; without a pipeline a let, even empty, is refused
+		{"lookup let without pipeline", `[{"$lookup": {"from": "o", "localField": "a", "foreignField": "b", "let": {}, "as": "r"}}]`, "", 9,
+			"$lookup with a 'let' argument must also specify 'pipeline'"},
+		{"lookup localField alone", `[{"$lookup": {"from": "o", "localField": "a", "as": "r"}}]`, "", 9,
+			"$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified"},
+		{"lookup localField empty", `[{"$lookup": {"from": "o", "localField": "", "foreignField": "b", "as": "r"}}]`, "", 9,
+			"$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified"},
+		{"lookup foreignField alone with a pipeline", `[{"$lookup": {"from": "o", "foreignField": "b", "pipeline": [], "as": "r"}}]`, "", 9,
+			"$lookup requires both or neither of 'localField' and 'foreignField' to be specified"},
+		{"lookup as empty", `[{"$lookup": {"from": "o", "pipeline": [], "as": ""}}]`, "", 9,
+			"must specify 'as' field for a $lookup"},
 		{"lookup from another database", `[{"$lookup": {"from": {"db": "other", "coll": "f"}, "localField": "a", "foreignField": "b", "as": "r"}}]`, "", 9,
 			"$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: other and coll: f"},
 		{"lookup from the same database as an object", `[{"$lookup": {"from": {"db": "test", "coll": "f"}, "pipeline": [], "as": "r"}}]`, "", 9,

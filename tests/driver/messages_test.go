@@ -100,7 +100,8 @@ func TestExpressionObjectMessages(t *testing.T) {
 
 // TestLookupArgumentMessages: $lookup's mistyped arguments are named in
 // its messages with the whole element, name and value, as
-// DocumentSourceLookUp::createFromBson streams it.
+// DocumentSourceLookUp::createFromBson streams it; an empty as or
+// localField is an absent one, and a let without a pipeline is refused.
 func TestLookupArgumentMessages(t *testing.T) {
 	lookup := func(spec bson.D) bson.D { return aggregateCmd(bson.D{{Key: "$lookup", Value: spec}}) }
 	runMessageCases(t, []msgCase{
@@ -110,6 +111,12 @@ func TestLookupArgumentMessages(t *testing.T) {
 			msg: "$lookup argument 'foreignField' must be a string, found foreignField: 2: long"},
 		{name: "let a number", cmd: lookup(bson.D{{Key: "from", Value: "o"}, {Key: "let", Value: int32(1)}, {Key: "pipeline", Value: bson.A{}}, {Key: "as", Value: "r"}}), code: 9,
 			msg: "$lookup argument 'let: 1' must be an object, is type int"},
+		{name: "let without a pipeline", cmd: lookup(bson.D{{Key: "from", Value: "o"}, {Key: "localField", Value: "a"}, {Key: "foreignField", Value: "b"}, {Key: "let", Value: bson.D{}}, {Key: "as", Value: "r"}}), code: 9,
+			msg: "$lookup with a 'let' argument must also specify 'pipeline'"},
+		{name: "localField alone", cmd: lookup(bson.D{{Key: "from", Value: "o"}, {Key: "localField", Value: "a"}, {Key: "as", Value: "r"}}), code: 9,
+			msg: "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified"},
+		{name: "as empty", cmd: lookup(bson.D{{Key: "from", Value: "o"}, {Key: "pipeline", Value: bson.A{}}, {Key: "as", Value: ""}}), code: 9,
+			msg: "must specify 'as' field for a $lookup"},
 	})
 }
 
