@@ -725,7 +725,7 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 	}
 	s.Docs.Inserted.Add(int64(n))
 	r.op.noteInserted(n)
-	return writeReply(int64(n+len(retried)), werrs, s.retriedField(retried)...), nil
+	return writeReply(int64(n+len(retried)), werrs, s.retriedField(retried)), nil
 }
 
 // bucketFill puts measurements into buckets: each into the bucket being

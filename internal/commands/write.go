@@ -117,10 +117,13 @@ func writeErrorDoc(we engine.WriteError) bson.D {
 const maxReportedErrmsg = 1 << 20
 
 // writeReply is the reply of insert, update and delete, in MongoDB's
-// order: n, writeErrors when any statement failed, then the
-// command-specific fields (update's upserted and nModified). A replica set
-// member adds electionId and opTime after n (see withOpTime).
-func writeReply(n int64, werrs []engine.WriteError, extra ...bson.E) bson.Raw {
+// order: first the fields every write command's reply shares
+// (WriteCommandReplyBase, which UpdateCommandReply chains before its own
+// fields): n, writeErrors when any statement failed, retriedStmtIds when
+// some were retried (retried, see retriedField); then the command-specific
+// fields (update's upserted and nModified). A replica set member adds
+// electionId and opTime after n (see withOpTime).
+func writeReply(n int64, werrs []engine.WriteError, retried []bson.E, extra ...bson.E) bson.Raw {
 	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, 64))
 	out = bsoncore.AppendInt32Element(out, "n", int32(n))
 	if len(werrs) > 0 {
@@ -134,6 +137,9 @@ func writeReply(n int64, werrs []engine.WriteError, extra ...bson.E) bson.Raw {
 			arr[i] = writeErrorDoc(we)
 		}
 		out = appendMarshaled(out, "writeErrors", arr)
+	}
+	for _, e := range retried {
+		out = appendMarshaled(out, e.Key, e.Value)
 	}
 	for _, e := range extra {
 		out = appendMarshaled(out, e.Key, e.Value)
@@ -318,7 +324,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	s.Ops.Insert.Add(insertsAttempted(len(a.docs), werrs, a.ordered))
-	return writeReply(int64(n+len(retried)), werrs, s.retriedField(retried)...), nil
+	return writeReply(int64(n+len(retried)), werrs, s.retriedField(retried)), nil
 }
 
 // insertsAttempted is what an insert adds to opcounters.insert: every
@@ -526,7 +532,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		extra = append(extra, bson.E{Key: "upserted", Value: upserted})
 	}
 	extra = append(extra, bson.E{Key: "nModified", Value: int32(modified)})
-	return writeReply(matched, werrs, append(extra, s.retriedField(retried)...)...), nil
+	return writeReply(matched, werrs, s.retriedField(retried), extra...), nil
 }
 
 func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -599,7 +605,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		n += removed
 	}
-	return writeReply(n, werrs, s.retriedField(retried)...), nil
+	return writeReply(n, werrs, s.retriedField(retried)), nil
 }
 
 // deleteStatement is one entry of delete's deletes array.

@@ -2,7 +2,10 @@ package commands
 
 import (
 	"errors"
+	"slices"
 	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -29,6 +32,41 @@ func TestFailsBatch(t *testing.T) {
 	} {
 		if got := failsBatch(tt.err); got != tt.want {
 			t.Errorf("failsBatch(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestWriteReplyOrder: a write reply's fields in MongoDB's order, those of
+// WriteCommandReplyBase (n, writeErrors, retriedStmtIds) before update's
+// own (upserted, nModified).
+func TestWriteReplyOrder(t *testing.T) {
+	werrs := []engine.WriteError{{Index: 1, Err: mongoerr.New(mongoerr.DuplicateKey, "dup")}}
+	retried := []bson.E{{Key: "retriedStmtIds", Value: []int32{0}}}
+	upserted := bson.E{Key: "upserted", Value: bson.A{bson.D{{Key: "index", Value: int32(0)}, {Key: "_id", Value: int32(1)}}}}
+	nModified := bson.E{Key: "nModified", Value: int32(0)}
+	for _, tt := range []struct {
+		name    string
+		werrs   []engine.WriteError
+		retried []bson.E
+		extra   []bson.E
+		want    []string
+	}{
+		{"insert", nil, nil, nil, []string{"n"}},
+		{"insert retried", werrs, retried, nil, []string{"n", "writeErrors", "retriedStmtIds"}},
+		{"update", nil, nil, []bson.E{upserted, nModified}, []string{"n", "upserted", "nModified"}},
+		{"update retried", nil, retried, []bson.E{upserted, nModified}, []string{"n", "retriedStmtIds", "upserted", "nModified"}},
+		{"update retried with errors", werrs, retried, []bson.E{nModified}, []string{"n", "writeErrors", "retriedStmtIds", "nModified"}},
+	} {
+		elems, err := writeReply(1, tt.werrs, tt.retried, tt.extra...).Elements()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range elems {
+			got = append(got, e.Key())
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: fields %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -555,3 +555,65 @@ func TestRetryByAnotherKindOfCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRetriedUpdateReplyOrder: a retried update lists retriedStmtIds among
+// the fields every write reply shares (WriteCommandReplyBase: n,
+// writeErrors, retriedStmtIds), which UpdateCommandReply chains before its
+// own upserted and nModified (write_ops.idl; write_commands.cpp's
+// populateReply sets it on the reply base).
+func TestRetriedUpdateReplyOrder(t *testing.T) {
+	client := connect(t, startInstance(t, replSetConfig()))
+	db := client.Database(testDB)
+	keys := func(raw bson.Raw) []string {
+		elems, err := raw.Elements()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range elems {
+			switch k := e.Key(); k {
+			case "electionId", "opTime", "$clusterTime", "operationTime":
+			default:
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	if _, err := db.Collection("retryorder").InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	stmt := func(q bson.D, u bson.D) bson.D {
+		return bson.D{{Key: "q", Value: q}, {Key: "u", Value: u}, {Key: "upsert", Value: true}}
+	}
+	for _, tc := range []struct {
+		name string
+		cmd  bson.D
+		want []string
+	}{
+		{"upsert", bson.D{{Key: "update", Value: "retryorder"}, {Key: "updates", Value: bson.A{
+			stmt(bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}),
+		}}}, []string{"n", "retriedStmtIds", "upserted", "nModified", "ok"}},
+		{"write error", bson.D{{Key: "update", Value: "retryorder"}, {Key: "ordered", Value: false}, {Key: "updates", Value: bson.A{
+			stmt(bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "_id", Value: 9}}}}),
+			stmt(bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "b", Value: 1}}}}),
+		}}}, []string{"n", "writeErrors", "retriedStmtIds", "nModified", "ok"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lsid := lsidFor("order " + tc.name)
+			// A reply with writeErrors comes with the driver's
+			// WriteException: only the reply matters here.
+			run := func() bson.Raw {
+				raw, err := db.RunCommand(t.Context(), inSession(tc.cmd, lsid, 1)).Raw()
+				if _, ok := errors.AsType[mongo.WriteException](err); err != nil && !ok {
+					t.Fatal(err)
+				}
+				return raw
+			}
+			run()
+			retry := run()
+			if got := keys(retry); !slices.Equal(got, tc.want) {
+				t.Errorf("retried reply's fields %v, want %v: %s", got, tc.want, retry)
+			}
+		})
+	}
+}
