@@ -115,10 +115,10 @@ func (s *Service) checkRenameUUIDs(r *Request, fromDB, fromColl, toDB, toColl st
 
 // acquireWriteErrors are the write errors of inserting docs into a
 // collection that cannot be acquired (a collectionUUID that did not
-// match, a view): as MongoDB checks each document before it acquires the
-// collection, a document that cannot be inserted fails with its own error
-// and the others with the acquisition's; an ordered insert stops at the
-// first.
+// match, a view, a refused creation): as MongoDB checks each document
+// before it acquires the collection, a document that cannot be inserted
+// fails with its own error and the others with the acquisition's; an
+// ordered insert stops at the first.
 func acquireWriteErrors(mismatch error, docs []bson.Raw, ordered bool) []engine.WriteError {
 	var werrs []engine.WriteError
 	for i, d := range docs {

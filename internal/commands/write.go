@@ -194,7 +194,9 @@ type batchArgs struct {
 	let bson.Raw
 	// acquireErr is the error of acquiring the collection: the
 	// CollectionUUIDMismatch of a collectionUUID the collection does not
-	// have, or CommandNotSupportedOnView for a view. Each statement that
+	// have, or CommandNotSupportedOnView for a view (an insert whose
+	// implicit creation of the collection is refused fails the same way,
+	// see insertCmd). Each statement that
 	// runs fails with it, as each acquires the collection in MongoDB
 	// (write_ops_exec.cpp handles the acquisition's error as the
 	// statement's write error); a retried statement that ran is answered
@@ -304,17 +306,21 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	case a.acquireErr != nil:
 		werrs = acquireWriteErrors(a.acquireErr, docs, a.ordered)
 	case r.retryable && s.primaryWrite.on.Load():
-		var err error
-		if n, werrs, err = s.insertEach(r, coll, docs, ids, a.ordered, wo); err != nil {
-			s.Ops.Insert.Add(int64(len(a.docs)))
-			return nil, err
-		}
+		n, werrs, err = s.insertEach(r, coll, docs, ids, a.ordered, wo)
 	default:
-		var err error
-		if n, werrs, err = s.Engine.Insert(r.DB, coll, docs, a.ordered, wo); err != nil {
-			s.Ops.Insert.Add(int64(len(a.docs)))
-			return nil, err
-		}
+		n, werrs, err = s.Engine.Insert(r.DB, coll, docs, a.ordered, wo)
+	}
+	if mongoerr.Is(err, mongoerr.DatabaseDifferCase) {
+		// The collection's implicit creation was refused: MongoDB
+		// creates it as it acquires the collection for each batch of
+		// documents (write_ops_exec.cpp insertBatchAndHandleErrors,
+		// makeCollection), so the refusal is each document's write
+		// error, as any acquisition's is.
+		n, werrs, err = 0, acquireWriteErrors(err, docs, a.ordered), nil
+	}
+	if err != nil {
+		s.Ops.Insert.Add(int64(len(a.docs)))
+		return nil, err
 	}
 	s.Docs.Inserted.Add(int64(n))
 	r.op.noteInserted(n)

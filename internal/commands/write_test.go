@@ -70,3 +70,40 @@ func TestWriteReplyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestAcquireWriteErrors: a collection that cannot be acquired (here its
+// creation refused) fails each document that could be inserted with the
+// acquisition's error and the others with their own; an ordered insert
+// stops at the first.
+func TestAcquireWriteErrors(t *testing.T) {
+	refused := mongoerr.New(mongoerr.DatabaseDifferCase, "db already exists with different case")
+	doc := func(id any) bson.Raw {
+		b, err := bson.Marshal(bson.D{{Key: "_id", Value: id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	docs := []bson.Raw{doc(1), doc(bson.A{1}), doc(3)}
+	for _, tt := range []struct {
+		name    string
+		docs    []bson.Raw
+		ordered bool
+		want    []int32 // each write error's code, by index
+	}{
+		{"ordered", docs, true, []int32{13297}},
+		{"ordered, invalid first", docs[1:], true, []int32{53}},
+		{"unordered", docs, false, []int32{13297, 53, 13297}},
+	} {
+		var got []int32
+		for i, we := range acquireWriteErrors(refused, tt.docs, tt.ordered) {
+			if we.Index != i {
+				t.Errorf("%s: write error %d has index %d", tt.name, i, we.Index)
+			}
+			got = append(got, int32(we.Err.Code))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: codes %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -616,3 +616,44 @@ func TestFindAndModifyExecutorErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestInsertIntoDatabaseDifferingInCase: an insert whose implicit creation
+// of its collection is refused (DatabaseDifferCase) answers ok with the
+// refusal as each document's write error, as MongoDB creates the
+// collection when it acquires it for a document (write_ops_exec.cpp
+// insertBatchAndHandleErrors) and handleError makes the failure that
+// document's; a document that cannot be inserted fails with its own error,
+// and an ordered insert stops at the first.
+func TestInsertIntoDatabaseDifferingInCase(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	if _, err := client.Database("caseIns").Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	const msg = "db already exists with different case already have: [caseIns] trying to create [CASEINS]"
+	docs := bson.A{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: bson.A{1}}}, bson.D{{Key: "_id", Value: 3}}}
+	for _, tc := range []struct {
+		ordered bool
+		want    string
+	}{
+		{true, `[{"index": {"$numberInt":"0"},"code": {"$numberInt":"13297"},"errmsg": "` + msg + `"}]`},
+		{false, `[{"index": {"$numberInt":"0"},"code": {"$numberInt":"13297"},"errmsg": "` + msg + `"},` +
+			`{"index": {"$numberInt":"1"},"code": {"$numberInt":"53"},"errmsg": "The '_id' value cannot be of type array"},` +
+			`{"index": {"$numberInt":"2"},"code": {"$numberInt":"13297"},"errmsg": "` + msg + `"}]`},
+	} {
+		raw, err := client.Database("CASEINS").RunCommand(ctx, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: docs}, {Key: "ordered", Value: tc.ordered}}).Raw()
+		if _, ok := errors.AsType[mongo.WriteException](err); !ok {
+			t.Fatalf("ordered %v: got %v, want write errors in an ok reply", tc.ordered, err)
+		}
+		if ok, n := raw.Lookup("ok").Double(), raw.Lookup("n").Int32(); ok != 1 || n != 0 {
+			t.Errorf("ordered %v: ok %v n %d, want ok 1 n 0: %s", tc.ordered, ok, n, raw)
+		}
+		if got := raw.Lookup("writeErrors").String(); got != tc.want {
+			t.Errorf("ordered %v: writeErrors\n%s\nwant\n%s", tc.ordered, got, tc.want)
+		}
+	}
+	names, err := client.ListDatabaseNames(ctx, bson.D{{Key: "name", Value: bson.D{{Key: "$regex", Value: "^(?i)caseins$"}}}})
+	if err != nil || len(names) != 1 || names[0] != "caseIns" {
+		t.Fatalf("databases %v (%v), want only caseIns", names, err)
+	}
+}
