@@ -242,7 +242,7 @@ func (s *Service) run(r *Request, name string, c command, known bool) (bson.Raw,
 	}
 	if a := r.Args.Session; a.inTxn {
 		// validateSessionOptions: before the transaction is touched
-		if err := checkTxnCommand(r.DB, name, a.startTransaction); err != nil {
+		if err := checkTxnCommand(r.DB, txnCollection(r, c, name), name, a.startTransaction); err != nil {
 			return nil, err
 		}
 	}

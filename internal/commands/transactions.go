@@ -368,10 +368,13 @@ func checkTxnReadConcern(rc ReadConcern, start bool) error {
 // not run there, in validateSessionOptions' order: count (with its own
 // message) and the others outside inTransaction, any but
 // commitTransaction and abortTransaction on the admin, config and local
-// databases; and as the first statement, killCursors, commitTransaction
-// and abortTransaction. The transaction stays as it was
-// (jstests/core/txns/commands_not_allowed_in_txn.js, empty_commit_abort.js).
-func checkTxnCommand(db, name string, first bool) error {
+// databases, any on a system.profile collection (coll, the command's
+// collection or empty: CommandHelpers::canUseTransactions); and as the
+// first statement, killCursors, commitTransaction and abortTransaction.
+// The transaction stays as it was
+// (jstests/core/txns/commands_not_allowed_in_txn.js, empty_commit_abort.js,
+// banned_collection_reads_in_txn.js).
+func checkTxnCommand(db, coll, name string, first bool) error {
 	switch {
 	case name == "count":
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative.")
@@ -379,6 +382,8 @@ func checkTxnCommand(db, name string, first bool) error {
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", name)
 	case (db == "admin" || db == "config" || db == "local") && name != "commitTransaction" && name != "abortTransaction":
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run command against the '%s' database in a transaction.", db)
+	case coll == engine.ProfileCollection:
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run command against the '%s.%s' collection in a transaction.", db, coll)
 	case first && name == "killCursors":
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run killCursors as the first operation in a multi-document transaction.")
 	case first && name == "commitTransaction":
@@ -387,6 +392,20 @@ func checkTxnCommand(db, name string, first bool) error {
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot start a transaction with an abort")
 	}
 	return nil
+}
+
+// txnCollection is the collection a command of a transaction names, as
+// MongoDB's invocation namespace: a collection command's first field,
+// getMore's collection; empty for the others.
+func txnCollection(r *Request, c command, name string) string {
+	switch {
+	case name == "getMore":
+		return r.args.str("collection")
+	case c.collection:
+		coll, _ := r.args.first().StringValueOK()
+		return coll
+	}
+	return ""
 }
 
 // txnWriteAllowed is MongoDB's doTransactionValidationForWrites, which

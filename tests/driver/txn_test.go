@@ -395,6 +395,10 @@ func TestTransactionCommands(t *testing.T) {
 		{"create of system.js", sys("create", "system.js"), 263},
 		{"find on system.views", sys("find", "system.views"), 51071},
 		{"distinct on system.views", sys("distinct", "system.views", bson.E{Key: "key", Value: "a"}), 51071},
+		// any command on system.profile (canUseTransactions)
+		{"find on system.profile", sys("find", "system.profile"), 263},
+		{"aggregate on system.profile", sys("aggregate", "system.profile", bson.E{Key: "pipeline", Value: bson.A{}}, bson.E{Key: "cursor", Value: bson.D{}}), 263},
+		{"insert into system.profile", sys("insert", "system.profile", bson.E{Key: "documents", Value: bson.A{bson.D{}}}), 263},
 	} {
 		txn := int64(20 + i)
 		want := tc.code
