@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,14 +20,6 @@ import (
 
 	"github.com/folio-db/folio/internal/storage"
 )
-
-// TestMain turns client-go's failpoints on before any test starts a
-// store: the flag is a plain variable its background goroutines (lock
-// resolution of stores earlier tests left) read.
-func TestMain(m *testing.M) {
-	util.EnableFailpoints()
-	os.Exit(m.Run())
-}
 
 // TestFrontendDiesMidCommit: a frontend that stops in the middle of
 // Percolator's commit leaves locks behind; another frontend's reads and

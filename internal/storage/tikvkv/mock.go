@@ -44,6 +44,9 @@ type MockCluster struct {
 // range), so its logs are off below fatal.
 func NewMockCluster(stores int) (*MockCluster, error) {
 	quietLogs(zapcore.FatalLevel)
+	if err := storesReachable(); err != nil {
+		return nil, err
+	}
 	client, cluster, pdClient, err := testutils.NewMockTiKV("", nil)
 	if err != nil {
 		return nil, err
@@ -81,20 +84,23 @@ func (m *MockCluster) Close() error {
 // cluster only if f says deliver, and an error f returns is the request's,
 // a lost reply when it was delivered (a request not delivered fails
 // anyway). nil removes the fault.
-//
-// A store that failed a request is one client-go checks before it sends
-// it more, with a status request to its address, which no mock store
-// answers: Fault makes client-go find every store reachable instead, as
-// the cluster's in-process stores are (its failpoint injectLiveness).
 func (m *MockCluster) Fault(f func(*tikvrpc.Request) (deliver bool, err error)) {
-	util.EnableFailpoints()
-	if err := failpoint.Enable("tikvclient/injectLiveness", `return("reachable")`); err != nil {
-		panic(err) // the term is constant and valid
-	}
 	m.gate.mu.Lock()
 	defer m.gate.mu.Unlock()
 	m.gate.fault = f
 }
+
+// storesReachable makes client-go find every store reachable (its
+// failpoint injectLiveness), as a mock cluster's in-process stores are: a
+// store that failed a request (a Fault's) is one client-go checks before
+// it sends it more, with a status request to its address, which no mock
+// store answers, so it would never be used again. It runs once, before the
+// first mock cluster's stores start: client-go reads the flag that turns
+// its failpoints on without synchronization.
+var storesReachable = sync.OnceValue(func() error {
+	util.EnableFailpoints()
+	return failpoint.Enable("tikvclient/injectLiveness", `return("reachable")`)
+})
 
 // clusterGate keeps requests off a closed cluster: they hold mu for
 // reading while they use it. fault is MockCluster.Fault's.
