@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/folio-db/folio/internal/collation"
 	"math"
 	"slices"
 	"strings"
@@ -446,9 +447,16 @@ func checkIndexConflict(existing []*Index, spec IndexSpec) (bool, error) {
 	return false, nil
 }
 
-// requestedSpec is spec as listIndexes would report it, for messages.
+// requestedSpec is spec as listIndexes would report it, for messages:
+// with its resolved collation, as MongoDB quotes the request after
+// addCollationDefaultsToIndexSpecsForCreate.
 func requestedSpec(spec IndexSpec) bson.Raw {
-	return indexSpecDoc(&Index{Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter}, spec)
+	ix := &Index{Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter}
+	if spec.Collation != nil {
+		// resolved: it parsed before the conflict checks
+		ix.coll, _ = collation.Parse(spec.Collation)
+	}
+	return indexSpecDoc(ix, spec)
 }
 
 // checkIDIndexCollation refuses a request for the _id index (resolved:

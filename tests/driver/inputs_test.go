@@ -280,6 +280,11 @@ func TestRefusedInputs(t *testing.T) {
 		// index rule.
 		{name: "second text index", setup: []bson.D{idx("c", spec(bson.D{{Key: "t", Value: "text"}}, "t_text"))}, cmd: idx("c", spec(bson.D{{Key: "u", Value: "text"}}, "u_text")),
 			code: 85, codeName: "IndexOptionsConflict", msg: "An equivalent index already exists with a different name and options. Requested index: { v: 2, key: { _fts: \"text\", _ftsx: 1 }, name: \"u_text\", weights: { u: 1 }"},
+		// The request is quoted with its resolved collation, which it
+		// keeps after the other options (validateIndexSpecCollation).
+		{name: "second name for the same key and collation, other options", setup: []bson.D{idx("c", spec(a1, "fr", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}))},
+			cmd:  idx("c", spec(a1, "fr_expire", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}, bson.E{Key: "expireAfterSeconds", Value: int32(3600)})),
+			code: 85, codeName: "IndexOptionsConflict", msg: "Requested index: { v: 2, key: { a: 1 }, name: \"fr_expire\", expireAfterSeconds: 3600, collation: { locale: \"fr\", caseLevel: false"},
 		{name: "second text index of another key pattern", setup: []bson.D{idx("c", spec(bson.D{{Key: "t", Value: "text"}}, "t_text"))}, cmd: idx("c", spec(bson.D{{Key: "a", Value: int32(1)}, {Key: "u", Value: "text"}}, "a_u")),
 			code: 67, codeName: "CannotCreateIndex", msg: `only one text index per collection allowed, found existing text index "t_text"`},
 		{name: "the same index twice in one request", setup: []bson.D{insertC}, cmd: idx("c", spec(a1, "a_1"), spec(a1, "a_1")),
