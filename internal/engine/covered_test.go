@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -93,4 +94,88 @@ func TestCoveredRead(t *testing.T) {
 	encID := docKey(c.ID, docs[1].Lookup("_id"))[5:]
 	rawWrite(t, e, func(tx storage.Txn) error { return tx.Set(indexEntryKey(c.ID, ix, keys[0].enc, encID), encID) })
 	read(1, want...)
+}
+
+// TestCoveredReadBlockingSort checks that a covered read keeps covering
+// under a sort its scan does not give when the sort names only fields the
+// results hold, as MongoDB sorts the index keys below its
+// PROJECTION_COVERED (jstests/core/index/covered/
+// covered_index_sort_no_fetch_optimization.js): explain shows
+// PROJECTION_COVERED over SORT over IXSCAN, no document is examined, and
+// the results have the fields in key order whatever the documents' order.
+// A sort on a field the results lack fetches.
+func TestCoveredReadBlockingSort(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "cs", `{"a": 1, "b": 1}`, false)
+	docs := []bson.Raw{
+		ext(t, `{"_id": 1, "b": 2, "a": 1, "c": 3}`),
+		ext(t, `{"_id": 2, "b": 1, "a": 2, "c": 2}`),
+		ext(t, `{"_id": 3, "b": 1, "a": 3, "c": 1}`),
+		ext(t, `{"_id": 4, "b": 2, "a": 4, "c": 0}`),
+	}
+	if _, _, err := e.Insert("test", "cs", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	filter := ext(t, `{"a": {"$gte": 1}, "b": {"$gte": 0}}`)
+	tests := []struct {
+		proj, sort string
+		stages     []string
+		docs       int64
+		want       []string
+	}{
+		{`{"a": 1, "b": 1, "_id": 0}`, `{"b": 1, "a": -1}`, []string{"PROJECTION_COVERED", "SORT", "IXSCAN"}, 0,
+			[]string{`{"a": 3, "b": 1}`, `{"a": 2, "b": 1}`, `{"a": 4, "b": 2}`, `{"a": 1, "b": 2}`}},
+		{`{"b": 1, "_id": 0}`, `{"b": -1}`, []string{"PROJECTION_COVERED", "SORT", "IXSCAN"}, 0,
+			[]string{`{"b": 2}`, `{"b": 2}`, `{"b": 1}`, `{"b": 1}`}},
+		{`{"a": 1, "b": 1, "_id": 0}`, `{"c": 1}`, []string{"PROJECTION_DEFAULT", "SORT", "FETCH", "IXSCAN"}, 4,
+			[]string{`{"b": 2, "a": 4}`, `{"b": 1, "a": 3}`, `{"b": 1, "a": 2}`, `{"b": 2, "a": 1}`}},
+		{`{"a": 1, "_id": 0}`, `{"b": 1, "a": 1}`, []string{"PROJECTION_DEFAULT", "SORT", "FETCH", "IXSCAN"}, 4,
+			[]string{`{"a": 2}`, `{"a": 3}`, `{"a": 1}`, `{"a": 4}`}},
+	}
+	for _, tt := range tests {
+		o := FindOptions{Filter: filter, Projection: ext(t, tt.proj), Sort: ext(t, tt.sort)}
+		out, err := e.Explain("test", "cs", o, ExecutionStats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := bson.Raw(bsonDoc(out))
+		var stages []string
+		for st := doc.Lookup("queryPlanner", "winningPlan").Document(); st != nil; {
+			stages = append(stages, st.Lookup("stage").StringValue())
+			in, ok := st.Lookup("inputStage").DocumentOK()
+			if !ok {
+				break
+			}
+			st = in
+		}
+		if !slices.Equal(stages, tt.stages) {
+			t.Errorf("%s sorted by %s: stages %v, want %v", tt.proj, tt.sort, stages, tt.stages)
+		}
+		if n := doc.Lookup("executionStats", "totalDocsExamined").AsInt64(); n != tt.docs {
+			t.Errorf("%s sorted by %s: totalDocsExamined %d, want %d", tt.proj, tt.sort, n, tt.docs)
+		}
+		cur, err := e.Find("test", "cs", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			d, err := cur.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d == nil {
+				break
+			}
+			got = append(got, d.String())
+		}
+		cur.Close()
+		var want []string
+		for _, w := range tt.want {
+			want = append(want, ext(t, w).String())
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s sorted by %s: %v, want %v", tt.proj, tt.sort, got, want)
+		}
+	}
 }

@@ -303,13 +303,17 @@ func exactPoint(v bson.RawValue, eq bool) bool {
 // top-level index fields the filter bounds (so no matching document lacks
 // them), excluding _id unless the index holds it. The plan's reads then
 // build each result from the key's values without fetching a document.
+// A sort the scan does not give sorts those results (MongoDB's SORT over
+// the index keys, below its PROJECTION_COVERED), so it may name only
+// fields they hold.
 func (p *Plan) Covered() []int { return p.covered }
 
 // setCovered decides p.covered for a projection spec; sorted reports that
-// the query's sort, if any, is the scan's order.
-func (p *Plan) setCovered(spec bson.Raw, sorted bool) {
+// the query's sort, if any, is the scan's order, else sort is the
+// blocking sort the covered results must hold the fields of.
+func (p *Plan) setCovered(spec bson.Raw, sorted bool, sort *query.Sort) {
 	p.covered = nil
-	if !p.exact || len(spec) == 0 || !sorted {
+	if !p.exact || len(spec) == 0 || !sorted && (sort == nil || sort.ByMeta() || sort.Natural() != 0) {
 		return
 	}
 	elems, err := spec.Elements()
@@ -354,6 +358,14 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool) {
 	}
 	if len(include) > 0 || out == nil {
 		return
+	}
+	if !sorted {
+		fields, _ := sort.Fields()
+		for _, f := range fields {
+			if !slices.ContainsFunc(out, func(i int) bool { return p.fields[i].Path == f }) {
+				return
+			}
+		}
 	}
 	p.covered = out
 }

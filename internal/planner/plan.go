@@ -256,7 +256,7 @@ func Candidates(cat Catalog, q Query) []*Plan {
 	for _, p := range out {
 		p.setExact(q.Filter.Root())
 		p.setExactPaths(q.Filter.Root())
-		p.setCovered(q.ProjectionSpec, q.Sort == nil || p.Sorted)
+		p.setCovered(q.ProjectionSpec, q.Sort == nil || p.Sorted, q.Sort)
 		if q.KeysOnly {
 			p.setKeysOnly(q.Sort == nil || p.Sorted)
 		}

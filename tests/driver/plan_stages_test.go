@@ -121,6 +121,62 @@ func TestExplainIndexUnionCountScanCovered(t *testing.T) {
 	}
 }
 
+// TestCoveredBlockingSort: a covered find whose sort the index scan does
+// not give sorts the keys and stays covered (PROJECTION_COVERED over SORT
+// over IXSCAN, no document examined), answering with the fields in the
+// index's order rather than the documents' ({b, a} stored, {a, b}
+// returned), as MongoDB does in
+// jstests/core/index/covered/covered_index_sort_no_fetch_optimization.js.
+func TestCoveredBlockingSort(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("covsort")
+	docs := []any{
+		bson.D{{Key: "b", Value: 2}, {Key: "a", Value: 1}},
+		bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 2}},
+		bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 3}},
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	filter := bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}, {Key: "b", Value: bson.D{{Key: "$gt", Value: 0}}}}
+	proj := bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}, {Key: "_id", Value: 0}}
+	sort := bson.D{{Key: "b", Value: 1}, {Key: "a", Value: -1}}
+	find := bson.D{{Key: "find", Value: "covsort"}, {Key: "filter", Value: filter}, {Key: "projection", Value: proj}, {Key: "sort", Value: sort}}
+	out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: find}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	win := out.Lookup("queryPlanner", "winningPlan").Document()
+	if win.Lookup("stage").StringValue() != "PROJECTION_COVERED" || win.Lookup("inputStage", "stage").StringValue() != "SORT" ||
+		win.Lookup("inputStage", "inputStage", "stage").StringValue() != "IXSCAN" {
+		t.Errorf("winning plan %s, want PROJECTION_COVERED over SORT over IXSCAN", win)
+	}
+	if n := out.Lookup("executionStats", "totalDocsExamined").AsInt64(); n != 0 {
+		t.Errorf("totalDocsExamined %d, want 0", n)
+	}
+	cur, err := coll.Find(ctx, filter, options.Find().SetProjection(proj).SetSort(sort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.D
+	if err := cur.All(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []bson.D{
+		{{Key: "a", Value: int32(3)}, {Key: "b", Value: int32(1)}},
+		{{Key: "a", Value: int32(2)}, {Key: "b", Value: int32(1)}},
+		{{Key: "a", Value: int32(1)}, {Key: "b", Value: int32(2)}},
+	}
+	if !slices.EqualFunc(got, want, func(g, w bson.D) bool { return slices.Equal(g, w) }) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
 // TestExplainSortByID: with no filter a find is a COLLSCAN, which shows
 // no filter; sorted by _id (here backward) or hinted to the _id index it
 // reads the whole _id index, its bounds shown in the scan's order, as
