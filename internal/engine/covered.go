@@ -10,9 +10,9 @@ import (
 // coveredDoc is the result of a covered read (see planner.Plan.Covered)
 // at the current index entry: the values of the fields at positions cov,
 // named by their paths, in key order, as MongoDB's PROJECTION_COVERED
-// builds it. An entry written before entries kept the key's values has
-// its document fetched for them (and counted as examined); nil means that
-// document is gone. No field (a find reading only the keys) needs no
+// builds it: a field the document lacks is null, its key. An entry
+// written before entries kept the key's values has its document fetched
+// for them (and counted as examined); nil means that document is gone. No field (a find reading only the keys) needs no
 // document. The result is valid until the next call.
 func (s *planSource) coveredDoc(cov []int, encID []byte) (bson.Raw, error) {
 	fields := s.p.Index.Fields
@@ -30,7 +30,10 @@ func (s *planSource) coveredDoc(cov []int, encID []byte) (bson.Raw, error) {
 	for _, i := range cov {
 		var v bson.RawValue
 		if doc != nil {
-			v = doc.Lookup(fields[i].Path)
+			if v = doc.Lookup(fields[i].Path); v.Type == 0 {
+				// missing: its key, null
+				v = bson.RawValue{Type: bson.TypeNull}
+			}
 		} else {
 			v = vals.Index(uint(i)).Value()
 		}

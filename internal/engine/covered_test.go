@@ -179,3 +179,73 @@ func TestCoveredReadBlockingSort(t *testing.T) {
 		}
 	}
 }
+
+// TestCoveredReadUnbounded checks that a covered read answers with index
+// fields the filter leaves unbounded, a document lacking one answering
+// null, its key, as MongoDB's PROJECTION_COVERED does
+// (jstests/core/index/covered/covered_index_sort_1.js covers
+// find({}, {foo: 1, _id: 0}).hint({foo: 1}) over documents without foo);
+// a hashed field, whose keys are no values, still fetches.
+func TestCoveredReadUnbounded(t *testing.T) {
+	e := newTestEngine(t)
+	docs := []bson.Raw{
+		ext(t, `{"_id": 1, "foo": 1, "a": 1}`),
+		ext(t, `{"_id": 2, "bar": 2, "a": 1}`),
+		ext(t, `{"_id": 3, "foo": null, "a": 1}`),
+		ext(t, `{"_id": 4, "a": 1, "foo": {"x": 1}}`),
+	}
+	if _, _, err := e.Insert("test", "ub", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		key, filter string
+		top         string
+		docs        int64
+		want        []string
+	}{
+		{`{"foo": 1}`, `{}`, "PROJECTION_COVERED", 0, []string{`{"foo": null}`, `{"foo": null}`, `{"foo": 1}`, `{"foo": {"x": 1}}`}},
+		{`{"a": 1, "foo": 1}`, `{"a": 1}`, "PROJECTION_COVERED", 0, []string{`{"foo": null}`, `{"foo": null}`, `{"foo": 1}`, `{"foo": {"x": 1}}`}},
+		{`{"a": 1, "foo": "hashed"}`, `{"a": 1}`, "PROJECTION_DEFAULT", 4, []string{`{"foo": 1}`, `{}`, `{"foo": null}`, `{"foo": {"x": 1}}`}},
+	} {
+		if _, err := e.CreateIndexes("test", "ub", []IndexSpec{{Key: ext(t, tt.key), ExpireAfter: -1}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		o := FindOptions{Filter: ext(t, tt.filter), Projection: ext(t, `{"foo": 1, "_id": 0}`), Hint: ext(t, `{"h": `+tt.key+`}`).Lookup("h")}
+		out, err := e.Explain("test", "ub", o, ExecutionStats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := bson.Raw(bsonDoc(out))
+		if top := doc.Lookup("queryPlanner", "winningPlan", "stage").StringValue(); top != tt.top {
+			t.Errorf("%s: top stage %s, want %s", tt.key, top, tt.top)
+		}
+		if n := doc.Lookup("executionStats", "totalDocsExamined").AsInt64(); n != tt.docs {
+			t.Errorf("%s: totalDocsExamined %d, want %d", tt.key, n, tt.docs)
+		}
+		cur, err := e.Find("test", "ub", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			d, err := cur.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d == nil {
+				break
+			}
+			got = append(got, d.String())
+		}
+		cur.Close()
+		var want []string
+		for _, w := range tt.want {
+			want = append(want, ext(t, w).String())
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", tt.key, got, want)
+		}
+	}
+}

@@ -300,8 +300,8 @@ func exactPoint(v bson.RawValue, eq bool) bool {
 // covered plan answers with (MongoDB's PROJECTION_COVERED; none, not nil,
 // for a find that needs only the keys, Query.KeysOnly): nil unless
 // the keys decide the filter (CountScan) and the projection includes only
-// top-level index fields the filter bounds (so no matching document lacks
-// them), excluding _id unless the index holds it. The plan's reads then
+// top-level index fields whose keys are their values (the filter bounds
+// the others), excluding _id unless the index holds it. The plan's reads then
 // build each result from the key's values without fetching a document.
 // A sort the scan does not give sorts those results (MongoDB's SORT over
 // the index keys, below its PROJECTION_COVERED), so it may name only
@@ -349,7 +349,7 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool, sort *query.Sort) {
 	var out []int
 	for i, f := range p.fields {
 		if include[f.Path] {
-			if p.fieldBounds[i].empty() {
+			if p.fieldBounds[i].empty() && !valueKeyed(f) {
 				return
 			}
 			out = append(out, i)
@@ -368,6 +368,16 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool, sort *query.Sort) {
 		}
 	}
 	p.covered = out
+}
+
+// valueKeyed reports whether f's keys are its values (not hashes, cells,
+// terms or a wildcard's expansion), so that a covered read may answer with
+// them though the filter does not bound f: a document lacking f answers
+// null, its key, as MongoDB's PROJECTION_COVERED does
+// (jstests/core/index/covered/covered_index_sort_1.js covers
+// find({}, {foo: 1, _id: 0}).hint({foo: 1}) over documents without foo).
+func valueKeyed(f Field) bool {
+	return !f.Hashed && !f.Text && !f.Geo && !f.Flat && !f.Wildcard && f.WildcardOf == ""
 }
 
 // setKeysOnly makes p covered with no field for a find that needs only

@@ -177,6 +177,51 @@ func TestCoveredBlockingSort(t *testing.T) {
 	}
 }
 
+// TestCoveredUnboundedField: a covered find answers with an index field
+// its filter does not bound, a document lacking the field answering null
+// (its key), as MongoDB does in
+// jstests/core/index/covered/covered_index_sort_1.js
+// (find({}, {foo: 1, _id: 0}).sort({foo: 1}).hint({foo: 1}) is
+// PROJECTION_COVERED over IXSCAN, no document examined).
+func TestCoveredUnboundedField(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("covunbounded")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "foo", Value: 1}}, bson.D{{Key: "bar", Value: 2}}, bson.D{{Key: "foo", Value: nil}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "foo", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	proj := bson.D{{Key: "foo", Value: 1}, {Key: "_id", Value: 0}}
+	hint := bson.D{{Key: "foo", Value: 1}}
+	find := bson.D{{Key: "find", Value: "covunbounded"}, {Key: "filter", Value: bson.D{}}, {Key: "projection", Value: proj},
+		{Key: "sort", Value: hint}, {Key: "hint", Value: hint}}
+	out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: find}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stage := out.Lookup("queryPlanner", "winningPlan", "stage").StringValue(); stage != "PROJECTION_COVERED" {
+		t.Errorf("winning plan %s, want PROJECTION_COVERED", out.Lookup("queryPlanner", "winningPlan"))
+	}
+	if n := out.Lookup("executionStats", "totalDocsExamined").AsInt64(); n != 0 {
+		t.Errorf("totalDocsExamined %d, want 0", n)
+	}
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetProjection(proj).SetSort(hint).SetHint(hint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.D
+	if err := cur.All(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []bson.D{{{Key: "foo", Value: nil}}, {{Key: "foo", Value: nil}}, {{Key: "foo", Value: int32(1)}}}
+	if !slices.EqualFunc(got, want, func(g, w bson.D) bool { return slices.Equal(g, w) }) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
 // TestExplainSortByID: with no filter a find is a COLLSCAN, which shows
 // no filter; sorted by _id (here backward) or hinted to the _id index it
 // reads the whole _id index, its bounds shown in the scan's order, as
