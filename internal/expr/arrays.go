@@ -1095,7 +1095,8 @@ func NArgs(op string, v bson.RawValue, compile func(bson.RawValue) (*Expr, error
 // compileN builds the array forms of $firstN, $lastN, $maxN and $minN:
 // {input, n}. $maxN and $minN skip null and missing elements. n must be a
 // positive integer (see NValue). As MongoDB's parser, a missing n is
-// reported before a missing input.
+// reported before a missing input. The input must be an array: null and
+// missing are refused like any other non-array (5788200), not passed as null.
 func compileN(op string, kind nKind) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		input, nExpr, err := NArgs(op, v, func(v bson.RawValue) (*Expr, error) { return c.compile(v, s) })
@@ -1112,11 +1113,11 @@ func compileN(op string, kind nKind) opCompiler {
 				return missing, err
 			}
 			a, err := input.eval(st)
-			if err != nil || isNullish(a) {
-				return nullValue, err
+			if err != nil {
+				return missing, err
 			}
 			if a.Type != bson.TypeArray {
-				return missing, mongoerr.New(mongoerr.NExpressionInputNotArray, "Input to %s must be an array, found %s", op, typeName(a))
+				return missing, mongoerr.New(mongoerr.NExpressionInputNotArray, "Input must be an array")
 			}
 			vals := elems(a)
 			switch kind {

@@ -51,6 +51,8 @@ func bitOp(op string, identity int64, fn func(a, b int64) int64) naryFn {
 	}
 }
 
+// evalBitNot is $bitNot: like every single-number operator it refuses a
+// non-number with 28765; a double or decimal is TypeMismatch.
 func evalBitNot(v bson.RawValue) (bson.RawValue, error) {
 	switch v.Type {
 	case bson.TypeInt32:
@@ -58,10 +60,10 @@ func evalBitNot(v bson.RawValue) (bson.RawValue, error) {
 	case bson.TypeInt64:
 		return values.Int64Value(^v.Int64()), nil
 	}
-	if isNullish(v) {
-		return nullValue, nil
+	if ok, err := numericArg("$bitNot", v); !ok {
+		return nullValue, err
 	}
-	return missing, mongoerr.New(mongoerr.TypeMismatch, "$bitNot only supports int and long, not: %s", typeName(v))
+	return missing, mongoerr.New(mongoerr.TypeMismatch, "$bitNot only supports int and long, not: %s.", typeName(v))
 }
 
 // evalBinarySize is the bytes of a string (UTF-8) or of binData's data.

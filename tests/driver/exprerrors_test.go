@@ -1,0 +1,42 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestExpressionArgumentErrors: expression operators refuse bad arguments
+// read from documents with MongoDB 7.0's code and text, as a client sees
+// them through an aggregate.
+func TestExpressionArgumentErrors(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("exprerrors").Collection("c")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: "abc"}, {Key: "d", Value: 1.5}, {Key: "nul", Value: nil}}); err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "PlanExecutor error during aggregation :: caused by :: "
+	for _, tc := range []struct {
+		name     string
+		expr     bson.D
+		code     int
+		codeName string
+		msg      string
+	}{
+		// $bitNot is a single-number operator: a non-number is 28765, a
+		// number that is not an int or long is TypeMismatch.
+		{"bitNot string", bson.D{{Key: "$bitNot", Value: "$s"}}, 28765, "Location28765", "$bitNot only supports numeric types, not string"},
+		{"bitNot double", bson.D{{Key: "$bitNot", Value: "$d"}}, 14, "TypeMismatch", "$bitNot only supports int and long, not: double."},
+		// $firstN and its siblings take only an array input, null included.
+		{"firstN null", bson.D{{Key: "$firstN", Value: bson.D{{Key: "input", Value: "$nul"}, {Key: "n", Value: 1}}}}, 5788200, "Location5788200", "Input must be an array"},
+		{"maxN missing", bson.D{{Key: "$maxN", Value: bson.D{{Key: "input", Value: "$nope"}, {Key: "n", Value: 1}}}}, 5788200, "Location5788200", "Input must be an array"},
+		{"lastN string", bson.D{{Key: "$lastN", Value: bson.D{{Key: "input", Value: "$s"}, {Key: "n", Value: 1}}}}, 5788200, "Location5788200", "Input must be an array"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := aggregateResult(coll, bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: tc.expr}}}}})
+			requireError(t, err, tc.code, tc.codeName, prefix+tc.msg)
+		})
+	}
+}
