@@ -126,7 +126,7 @@ func (p *parser) nArgs(a *accSpec, arg bson.RawValue) error {
 // (5788004) and sortBy (5788005) present; then the sort pattern.
 func (p *parser) topBottomArgs(a *accSpec, arg bson.RawValue) error {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return mongoerr.New(mongoerr.TopBottomSpecNotObject, "specification must be an object; found %s", typeName(arg))
+		return mongoerr.New(mongoerr.TopBottomSpecNotObject, "specification must be an object; found %s: %s", a.op, arg)
 	}
 	wantN := a.op == "$topN" || a.op == "$bottomN"
 	var sortBy bson.RawValue

@@ -39,6 +39,16 @@ func TestStageMessages(t *testing.T) {
 			"BSON field '$fill.partitionByFields.1' is the wrong type 'int', expected type 'string'"},
 		{"fill sortBy twice", `[{"$fill": {"sortBy": {"a": 1}, "sortBy": "x", "output": {"a": {"value": 1}}}}]`, "", 40413,
 			"BSON field '$fill.sortBy' is a duplicate field"},
+		// AccumulatorFirstLastN::parseFirstLastN, AccumulatorMinMaxN::parseMinMaxN
+		// and accumulatorNParseArgs stream the whole element, name and value
+		{"group firstN spec a string", `[{"$group": {"_id": null, "v": {"$firstN": "x"}}}]`, "", 5787801,
+			`specification must be an object; found $firstN: "x"`},
+		{"group maxN spec a number", `[{"$group": {"_id": null, "v": {"$maxN": 3}}}]`, "", 5787900,
+			"specification must be an object; found $maxN: 3"},
+		{"group topN spec a string", `[{"$group": {"_id": null, "v": {"$topN": "x"}}}]`, "", 5788001,
+			`specification must be an object; found $topN: "x"`},
+		{"group bottom spec a number", `[{"$group": {"_id": null, "v": {"$bottom": 1}}}]`, "", 5788001,
+			"specification must be an object; found $bottom: 1"},
 		// RangeSpec.step: a numeric IDL field (densify/libs/parse_util.js)
 		{"densify step a string", `[{"$densify": {"field": "a", "range": {"step": "invalid", "bounds": "full"}}}]`, "", 14,
 			"BSON field '$densify.range.step' is the wrong type 'string', expected types '[long, int, decimal, double']"},

@@ -1055,7 +1055,8 @@ func NValue(v bson.RawValue) (int64, error) {
 // NArgs reads {input, n}, the argument of $firstN, $lastN, $maxN and $minN
 // both as accumulators and as expressions, as MongoDB's
 // AccumulatorN::parseArgs does: an object (5787900 for $minN and $maxN,
-// 5787801 for $firstN and $lastN), each field compiled in order and any
+// 5787801 for $firstN and $lastN, the message naming the operator and its
+// argument as "<op>: <value>"), each field compiled in order and any
 // other failing (5787901), then n (5787906) and input (5787907) present.
 func NArgs(op string, v bson.RawValue, compile func(bson.RawValue) (*Expr, error)) (input, n *Expr, err error) {
 	if v.Type != bson.TypeEmbeddedDocument {
@@ -1063,7 +1064,7 @@ func NArgs(op string, v bson.RawValue, compile func(bson.RawValue) (*Expr, error
 		if op == "$minN" || op == "$maxN" {
 			code = mongoerr.MinMaxNSpecNotObject
 		}
-		return nil, nil, mongoerr.New(code, "specification must be an object; found %s", typeName(v))
+		return nil, nil, mongoerr.New(code, "specification must be an object; found %s: %s", op, v)
 	}
 	it := rawdoc.Iterate(v.Value)
 	for {

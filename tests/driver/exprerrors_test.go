@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -18,6 +19,7 @@ func TestExpressionArgumentErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	const prefix = "PlanExecutor error during aggregation :: caused by :: "
+	const parsePrefix = "Invalid $project :: caused by :: "
 	for _, tc := range []struct {
 		name     string
 		expr     bson.D
@@ -33,10 +35,17 @@ func TestExpressionArgumentErrors(t *testing.T) {
 		{"firstN null", bson.D{{Key: "$firstN", Value: bson.D{{Key: "input", Value: "$nul"}, {Key: "n", Value: 1}}}}, 5788200, "Location5788200", "Input must be an array"},
 		{"maxN missing", bson.D{{Key: "$maxN", Value: bson.D{{Key: "input", Value: "$nope"}, {Key: "n", Value: 1}}}}, 5788200, "Location5788200", "Input must be an array"},
 		{"lastN string", bson.D{{Key: "$lastN", Value: bson.D{{Key: "input", Value: "$s"}, {Key: "n", Value: 1}}}}, 5788200, "Location5788200", "Input must be an array"},
+		// A specification that is not an object is named with its value.
+		{"firstN spec", bson.D{{Key: "$firstN", Value: 5}}, 5787801, "Location5787801", "specification must be an object; found $firstN: 5"},
+		{"maxN spec", bson.D{{Key: "$maxN", Value: "x"}}, 5787900, "Location5787900", `specification must be an object; found $maxN: "x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := aggregateResult(coll, bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: tc.expr}}}}})
-			requireError(t, err, tc.code, tc.codeName, prefix+tc.msg)
+			p := prefix
+			if strings.HasPrefix(tc.msg, "specification") {
+				p = parsePrefix
+			}
+			requireError(t, err, tc.code, tc.codeName, p+tc.msg)
 		})
 	}
 }
