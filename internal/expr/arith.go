@@ -578,13 +578,13 @@ func intOfType(n int64, t bson.Type) bson.RawValue {
 
 // compileRand is {$rand: {}}: a double in [0, 1), different at each
 // evaluation. As ExpressionRandom::parse: refused in a collection
-// validator (3040500), then the argument must be an object (10065) and
-// empty (3040501).
+// validator (3040500), then the argument must be an object or an array
+// (BSON's embedded-object check takes both; 10065) and empty (3040501).
 func compileRand(_ *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, error) {
 	if s != nil && s.validator {
 		return nil, mongoerr.New(mongoerr.RandInValidator, "$rand not allowed inside collection validators")
 	}
-	if v.Type != bson.TypeEmbeddedDocument {
+	if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
 		return nil, mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object ($rand)")
 	}
 	if len(v.Value) != 5 {

@@ -49,3 +49,33 @@ func TestExpressionArgumentErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRandArgument: $rand takes an empty object or an empty array (both
+// are BSON's embedded-object form); anything in either is 3040501, a
+// scalar is 10065.
+func TestRandArgument(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("exprerrors").Collection("rand")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	project := func(arg any) ([]bson.Raw, error) {
+		return aggregateResult(coll, bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "r", Value: bson.D{{Key: "$rand", Value: arg}}}}}}})
+	}
+	for _, arg := range []any{bson.D{}, bson.A{}} {
+		docs, err := project(arg)
+		if err != nil {
+			t.Fatalf("$rand: %v: %v", arg, err)
+		}
+		r, ok := docs[0].Lookup("r").DoubleOK()
+		if !ok || r < 0 || r >= 1 {
+			t.Fatalf("$rand: %v gave %s", arg, docs[0])
+		}
+	}
+	const prefix = "Invalid $project :: caused by :: "
+	_, err := project(bson.A{1})
+	requireError(t, err, 3040501, "Location3040501", prefix+"$rand does not currently accept arguments")
+	_, err = project("x")
+	requireError(t, err, 10065, "Location10065", prefix+"invalid parameter: expected an object ($rand)")
+}
