@@ -70,10 +70,20 @@ func within(op string, lo, hi float64, domain string) func(bson.RawValue) error 
 			out = x < lo || x > hi || (domain == "(-inf,inf)" && math.IsInf(x, 0))
 		}
 		if out {
-			return mongoerr.New(mongoerr.TrigOutOfDomain, "cannot apply %s to %s, value must in %s", op, values.Shell(v), domain)
+			return mongoerr.New(mongoerr.TrigOutOfDomain, "cannot apply %s to %s, value must be in %s", op, trigInput(v), domain)
 		}
 		return nil
 	}
+}
+
+// trigInput is how the 50989 message shows the refused argument: a
+// decimal as its string, any other number as the double it is computed as,
+// printed by a C++ stream (%g: 2, 1.1, 1e+20, inf).
+func trigInput(v bson.RawValue) string {
+	if v.Type == bson.TypeDecimal128 {
+		return v.Decimal128().String()
+	}
+	return values.StreamDouble(toFloat(v))
 }
 
 // evalAtan2 is $atan2: [y, x].

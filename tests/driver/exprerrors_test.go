@@ -35,6 +35,9 @@ func TestExpressionArgumentErrors(t *testing.T) {
 		{"firstN null", bson.D{{Key: "$firstN", Value: bson.D{{Key: "input", Value: "$nul"}, {Key: "n", Value: 1}}}}, 5788200, "Location5788200", "Input must be an array"},
 		{"maxN missing", bson.D{{Key: "$maxN", Value: bson.D{{Key: "input", Value: "$nope"}, {Key: "n", Value: 1}}}}, 5788200, "Location5788200", "Input must be an array"},
 		{"lastN string", bson.D{{Key: "$lastN", Value: bson.D{{Key: "input", Value: "$s"}, {Key: "n", Value: 1}}}}, 5788200, "Location5788200", "Input must be an array"},
+		// ExpressionBoundedTrigonometric's 50989 shows the argument as the
+		// double a C++ stream prints.
+		{"acos out of range", bson.D{{Key: "$acos", Value: "$d"}}, 50989, "Location50989", "cannot apply $acos to 1.5, value must be in [-1,1]"},
 		// A specification that is not an object is named with its value.
 		{"firstN spec", bson.D{{Key: "$firstN", Value: 5}}, 5787801, "Location5787801", "specification must be an object; found $firstN: 5"},
 		{"maxN spec", bson.D{{Key: "$maxN", Value: "x"}}, 5787900, "Location5787900", `specification must be an object; found $maxN: "x"`},
