@@ -175,11 +175,14 @@ func equalityPrefix(f *query.Filter, fields []string, arrays bool) (vals []bson.
 	return equalityPrefixOf(conjuncts(f.Root()), fields, arrays)
 }
 
-// equalityPrefixOf is equalityPrefix over the clauses of an $and.
+// equalityPrefixOf is equalityPrefix over the clauses of an $and, read
+// once normalized as MongoDB's planner reads them ({a: {$in: [1]}} and
+// {$and: [{a: 1}]} pin a to 1; query.NormalizedConjuncts).
 func equalityPrefixOf(clauses []*query.Node, fields []string, arrays bool) (vals []bson.RawValue, shown bson.D, ok bool) {
 	if len(fields) == 0 {
 		return nil, nil, true
 	}
+	clauses = query.NormalizedConjuncts(clauses)
 	for _, path := range fields {
 		found := false
 		for _, n := range clauses {

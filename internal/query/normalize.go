@@ -402,3 +402,16 @@ func plainLiteral(v bson.RawValue) bool {
 	}
 	return true
 }
+
+// NormalizedConjuncts are the clauses of the $and of clauses as MongoDB's
+// optimizer leaves it before planning: a nested $and's clauses are its own,
+// an $or of one clause is that clause and a $in of one value an equality.
+// The planner reads the equalities pinning an index's prefix fields (a text
+// index's, which must all be pinned) from these.
+func NormalizedConjuncts(clauses []*Node) []*Node {
+	n := normalizeNode(&Node{Kind: KindAnd, Children: clauses})
+	if n.Kind == KindAnd {
+		return n.Children
+	}
+	return []*Node{n}
+}

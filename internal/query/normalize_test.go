@@ -93,3 +93,46 @@ func normalizedMatchesAlike(filter, doc bson.Raw) error {
 	}
 	return nil
 }
+
+// TestNormalizedConjuncts: the clauses a planner reads prefix equalities
+// from are those of the normalized $and.
+func TestNormalizedConjuncts(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{`{"a": {"$in": [1]}}`, `[a:Eq]`},
+		{`{"a": {"$in": [1, 1.0]}, "b": 2}`, `[a:Eq b:Eq]`},
+		{`{"$and": [{"a": 1}, {"$and": [{"b": 2}]}], "c": 3}`, `[c:Eq a:Eq b:Eq]`},
+		{`{"$or": [{"a": 1}]}`, `[a:Eq]`},
+		{`{"a": {"$in": [1, 2]}}`, `[a:In]`},
+	} {
+		var filter bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(c.filter), false, &filter); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Compile(filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := f.Root()
+		clauses := []*Node{root}
+		if root.Kind == KindAnd {
+			clauses = root.Children
+		}
+		var got []string
+		for _, n := range NormalizedConjuncts(clauses) {
+			got = append(got, n.Path+":"+kindName(n.Kind))
+		}
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("%s: %v, want %s", c.filter, got, c.want)
+		}
+	}
+}
+
+func kindName(k Kind) string {
+	switch k {
+	case KindEq:
+		return "Eq"
+	case KindIn:
+		return "In"
+	}
+	return fmt.Sprint(int(k))
+}
