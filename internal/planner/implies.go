@@ -71,15 +71,19 @@ func provesLeaf(have, need *query.Node) bool {
 	case query.KindEq, query.KindIn:
 		return have.Kind == query.KindEq && provesValue(have.Value, need)
 	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
-		switch have.Kind {
-		case query.KindEq:
+		if have.Kind == query.KindEq {
 			return provesValue(have.Value, need)
-		case need.Kind:
-			return satisfies(have.Value, need.Kind, need.Value)
-		case strictOf(need.Kind):
-			c := values.Compare(have.Value, need.Value)
-			return values.Rank(have.Value.Type) == values.Rank(need.Value.Type) && (c == 0 || satisfies(have.Value, need.Kind, need.Value))
 		}
+		// A bound in the same direction, of the same canonical type: equal
+		// values prove the same comparison or a non-strict one from a
+		// strict one; others as the bound's value satisfies need.
+		if strictOf(have.Kind) != strictOf(need.Kind) || values.Rank(have.Value.Type) != values.Rank(need.Value.Type) {
+			return false
+		}
+		if values.Compare(have.Value, need.Value) == 0 {
+			return have.Kind == need.Kind || have.Kind == strictOf(need.Kind)
+		}
+		return satisfies(have.Value, need.Kind, need.Value)
 	}
 	return false
 }

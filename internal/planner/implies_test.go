@@ -25,6 +25,19 @@ func TestImplies(t *testing.T) {
 		{`{"a": {"$gt": 20}}`, `{"a": {"$gt": 10}}`, true},
 		{`{"a": {"$gt": 10}}`, `{"a": {"$gte": 10}}`, true},
 		{`{"a": {"$gte": 10}}`, `{"a": {"$gt": 10}}`, false},
+		// The same comparison implies itself (isSubsetOf: the two
+		// expressions are equivalent), within one canonical type only.
+		{`{"a": {"$gt": 10}}`, `{"a": {"$gt": 10}}`, true},
+		{`{"a": {"$gte": 10}}`, `{"a": {"$gte": 10.0}}`, true},
+		{`{"a": {"$lt": 10}}`, `{"a": {"$lt": 10}}`, true},
+		{`{"a": {"$lte": 10}}`, `{"a": {"$lt": 10}}`, false},
+		{`{"a": {"$lt": 9}}`, `{"a": {"$lte": 10}}`, true},
+		{`{"a": {"$gt": "x"}}`, `{"a": {"$gt": 10}}`, false},
+		{`{"a": {"$gt": "x"}}`, `{"a": {"$gt": "x"}}`, true},
+		{`{"a": {"$gte": 11}}`, `{"a": {"$gt": 10}}`, true},
+		{`{"a": {"$lte": 9}}`, `{"a": {"$lt": 10}}`, true},
+		{`{"a": {"$lte": 9}}`, `{"a": {"$gt": 1}}`, false},
+		{`{"a": {"$gt": 11}}`, `{"a": {"$lte": 20}}`, false},
 		{`{"a": {"$lt": 20}}`, `{"a": {"$gt": 10}}`, false},
 		{`{"a": 1, "b": {"$gt": 3}}`, `{"a": 1, "b": {"$gt": 2}}`, true},
 		// MongoDB's optimizer makes this $or of equalities on a a $in
