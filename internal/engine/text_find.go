@@ -110,8 +110,11 @@ func textScan(c *Collection, q compiledFind, ts *query.TextSearch, clauses []*qu
 			"error processing query: planner returned error :: caused by :: need exactly one text index for $text query")
 	}
 	spec := ix.text.spec
+	planned := ix.planned()
+	// The clauses beside an $or holding the $text are AND-ed with it too.
+	anded := append(slices.Clip(clauses), conjuncts(q.filter.Root())...)
 	prefix, shown, ok := equalityPrefixOf(clauses, spec.Prefix, true)
-	if !ok {
+	if !ok || !planner.TextIndexHolds(anded, &planned) {
 		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
 			"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
 	}
@@ -126,7 +129,6 @@ func textScan(c *Collection, q compiledFind, ts *query.TextSearch, clauses []*qu
 		lo := termPrefix(prefix, term)
 		ivs[i] = planner.Interval{Lo: lo, Hi: keyenc.PrefixEnd(lo)}
 	}
-	planned := ix.planned()
 	return planner.TextPlan(&planned, scan, ivs), nil
 }
 

@@ -447,9 +447,7 @@ func btoi(b bool) int {
 // when the query implies its filter, a sparse one only when the query
 // cannot match a document missing all of its fields.
 func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
-	if ix.Partial != nil && (!collation.Equal(ix.Collation, leavesCollator(leaves)) || !implies(leaves, ix.Partial)) {
-		// A partial filter follows the index's collation: only a query
-		// under the same one can prove it.
+	if !partialHolds(leaves, ix) {
 		return false
 	}
 	if !ix.Sparse {
@@ -463,6 +461,27 @@ func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
 		}
 	}
 	return false
+}
+
+// partialHolds reports whether the query (given by its conjunct leaves)
+// implies ix's partial filter, if it has one (MongoDB's
+// stripInvalidAssignmentsToPartialIndices). A partial filter follows the
+// index's collation: only a query under the same one can prove it.
+func partialHolds(leaves []*query.Node, ix *Index) bool {
+	return ix.Partial == nil || collation.Equal(ix.Collation, leavesCollator(leaves)) && implies(leaves, ix.Partial)
+}
+
+// TextIndexHolds reports whether a $text clause may read the text index
+// ix, the clauses being those AND-ed with it: a partial text index only
+// when they imply its filter. MongoDB strips the $text's assignment to a
+// partial index they do not prove, and the $text then has no index
+// (NoQueryExecutionPlans).
+func TextIndexHolds(clauses []*query.Node, ix *Index) bool {
+	var leaves []*query.Node
+	for _, c := range clauses {
+		leaves = appendConstraintLeaves(leaves, c, nil)
+	}
+	return partialHolds(leaves, ix)
 }
 
 // constraintLeaves are the conditions every match satisfies: the top-level

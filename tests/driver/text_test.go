@@ -926,3 +926,35 @@ func TestTextIndexMultikey(t *testing.T) {
 		t.Fatal("isMultiKey false after a document with two keys")
 	}
 }
+
+// A partial text index serves a $text only when the clauses AND-ed with it
+// imply its filter: MongoDB strips the $text's assignment to it otherwise
+// (stripInvalidAssignmentsToPartialIndices), and the planner fails with
+// "failed to use text index" rather than answer from the documents the
+// index holds.
+func TestTextPartialIndex(t *testing.T) {
+	client, _ := startServer(t)
+	coll := textColl(t, client, "", doc("a", "text"), options.Index().SetPartialFilterExpression(doc("b", doc("$gt", 1))),
+		doc("_id", 1, "a", "hi", "b", 0), doc("_id", 2, "a", "hi", "b", 2), doc("_id", 3, "a", "yo", "b", 5))
+	hi := doc("$search", "hi")
+	for _, f := range []bson.D{
+		doc("b", 2, "$text", hi),
+		doc("b", doc("$gt", 1), "$text", hi),
+		doc("b", doc("$in", bson.A{2, 3}), "$text", hi),
+	} {
+		if got := ids(findAll(t, coll, f)); !slices.Equal(got, []string{"2"}) {
+			t.Errorf("%v: %v", f, got)
+		}
+	}
+	const msg = "error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)"
+	for _, f := range []bson.D{
+		doc("$text", hi),
+		doc("b", doc("$gt", 0), "$text", hi),
+		doc("$or", bson.A{doc("$text", hi), doc("_id", 3)}),
+	} {
+		_, err := coll.Find(context.Background(), f)
+		requireError(t, err, 291, "NoQueryExecutionPlans", msg)
+	}
+	_, err := coll.CountDocuments(context.Background(), doc("$text", hi))
+	requireError(t, err, 291, "NoQueryExecutionPlans", msg)
+}
