@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/keyenc"
@@ -114,7 +115,11 @@ func textScan(c *Collection, q compiledFind, ts *query.TextSearch, clauses []*qu
 	// The clauses beside an $or holding the $text are AND-ed with it too.
 	anded := append(slices.Clip(clauses), conjuncts(q.filter.Root())...)
 	prefix, shown, ok := equalityPrefixOf(clauses, spec.Prefix, true)
-	if !ok || !planner.TextIndexHolds(anded, &planned) {
+	// A prefix equality comparing strings under a collation other than
+	// the index's (a text index has none) cannot bound it, as MongoDB's
+	// QueryPlannerIXSelect::_compatible refuses it.
+	collated := !collation.Equal(q.filter.Collator(), ix.coll) && slices.ContainsFunc(prefix, collation.Collatable)
+	if !ok || collated || !planner.TextIndexHolds(anded, &planned) {
 		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
 			"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
 	}

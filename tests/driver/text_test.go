@@ -445,6 +445,14 @@ func TestTextCompoundAndDocuments(t *testing.T) {
 	}
 	_, err = coll.Find(ctx, doc("shop", doc("$in", bson.A{"a", "b"}), "$text", doc("$search", "apple")))
 	requireCode(t, err, 291, "NoQueryExecutionPlans")
+	// A string equality under a collation other than the index's (a text
+	// index has none) does not pin the prefix; under the simple one it does.
+	_, err = coll.Find(ctx, doc("shop", "a", "$text", doc("$search", "apple")), options.Find().SetCollation(&options.Collation{Locale: "fr"}))
+	requireError(t, err, 291, "NoQueryExecutionPlans",
+		"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
+	if got := ids(findAll(t, coll, doc("shop", "a", "$text", doc("$search", "apple")), options.Find().SetCollation(&options.Collation{Locale: "simple"}))); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("simple collation: %v", got)
+	}
 	// An equality to an array pins the prefix to a value no key holds
 	// (fts_trailing_fields.js).
 	if got := ids(findAll(t, coll, doc("shop", bson.A{"a", "b"}, "$text", doc("$search", "apple")))); len(got) != 0 {
