@@ -26,7 +26,7 @@ import (
 type lostCommit struct {
 	m      *tikvkv.MockCluster
 	mu     sync.Mutex
-	prefix []byte // of the session's record keys; nil: disarmed
+	id     []byte // the session's lsid id, which its record keys start with; nil: disarmed
 	unsent bool
 	start  uint64 // the transaction's start timestamp, once prewritten
 	lost   int
@@ -59,7 +59,7 @@ func (l *lostCommit) arm(sess *mongo.Session, unsent bool) {
 	_, id := sess.ID().Lookup("id").Binary()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.prefix = append([]byte{sessions.KeySpace, byte(len(id))}, id...)
+	l.id = id
 	l.start, l.lost, l.unsent = 0, 0, unsent
 }
 
@@ -67,10 +67,10 @@ func (l *lostCommit) fault(req *tikvrpc.Request) (bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
-	case l.prefix == nil:
+	case l.id == nil:
 	case req.Type == tikvrpc.CmdPrewrite && l.start == 0:
 		for _, mu := range req.Prewrite().GetMutations() {
-			if bytes.HasPrefix(mu.GetKey(), l.prefix) {
+			if l.recordKey(mu.GetKey()) {
 				l.start = req.Prewrite().GetStartVersion()
 			}
 		}
@@ -92,8 +92,16 @@ func (l *lostCommit) fault(req *tikvrpc.Request) (bool, error) {
 func (l *lostCommit) disarm() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.prefix = nil
+	l.id = nil
 	return l.lost
+}
+
+// recordKey reports whether k is a key of the armed session's record: the
+// sessions' key space, the length of the session's key, then the key,
+// which starts with the lsid's id (and, under access control, goes on with
+// its user's digest).
+func (l *lostCommit) recordKey(k []byte) bool {
+	return len(k) > 2 && k[0] == sessions.KeySpace && bytes.HasPrefix(k[2:], l.id)
 }
 
 // TestRetryAfterLostCommitReply: on TiKV, a retryable write whose commit's
