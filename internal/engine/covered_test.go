@@ -154,23 +154,10 @@ func TestCoveredReadBlockingSort(t *testing.T) {
 		if n := doc.Lookup("executionStats", "totalDocsExamined").AsInt64(); n != tt.docs {
 			t.Errorf("%s sorted by %s: totalDocsExamined %d, want %d", tt.proj, tt.sort, n, tt.docs)
 		}
-		cur, err := e.Find("test", "cs", o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for {
-			d, err := cur.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d == nil {
-				break
-			}
+		var got, want []string
+		for _, d := range findDocs(t, e, "cs", o) {
 			got = append(got, d.String())
 		}
-		cur.Close()
-		var want []string
 		for _, w := range tt.want {
 			want = append(want, ext(t, w).String())
 		}
@@ -222,23 +209,10 @@ func TestCoveredReadUnbounded(t *testing.T) {
 		if n := doc.Lookup("executionStats", "totalDocsExamined").AsInt64(); n != tt.docs {
 			t.Errorf("%s: totalDocsExamined %d, want %d", tt.key, n, tt.docs)
 		}
-		cur, err := e.Find("test", "ub", o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for {
-			d, err := cur.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d == nil {
-				break
-			}
+		var got, want []string
+		for _, d := range findDocs(t, e, "ub", o) {
 			got = append(got, d.String())
 		}
-		cur.Close()
-		var want []string
 		for _, w := range tt.want {
 			want = append(want, ext(t, w).String())
 		}
