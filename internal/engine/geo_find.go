@@ -14,7 +14,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/aggregate"
-	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/geo"
 	"github.com/folio-db/folio/internal/keyenc"
@@ -42,8 +41,8 @@ func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Ind
 		for _, pf := range ix.Fields[:g] {
 			fields = append(fields, pf.Path)
 		}
-		vals, _, ok := equalityPrefix(f, fields, false)
-		if !ok || !collation.Equal(f.Collator(), ix.coll) && slices.ContainsFunc(vals, collation.Collatable) {
+		vals, _, ok := indexPrefixOf(ix, f, conjuncts(f.Root()), fields, false)
+		if !ok {
 			unpinned = ix
 			continue
 		}

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"github.com/folio-db/folio/internal/collation"
 	"math"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/geo"
 	"github.com/folio-db/folio/internal/keyenc"

@@ -114,12 +114,8 @@ func textScan(c *Collection, q compiledFind, ts *query.TextSearch, clauses []*qu
 	planned := ix.planned()
 	// The clauses beside an $or holding the $text are AND-ed with it too.
 	anded := append(slices.Clip(clauses), conjuncts(q.filter.Root())...)
-	prefix, shown, ok := equalityPrefixOf(clauses, spec.Prefix, true)
-	// A prefix equality comparing strings under a collation other than
-	// the index's (a text index has none) cannot bound it, as MongoDB's
-	// QueryPlannerIXSelect::_compatible refuses it.
-	collated := !collation.Equal(q.filter.Collator(), ix.coll) && slices.ContainsFunc(prefix, collation.Collatable)
-	if !ok || collated || !planner.TextIndexHolds(anded, &planned) {
+	prefix, shown, ok := indexPrefixOf(ix, q.filter, clauses, spec.Prefix, true)
+	if !ok || !planner.TextIndexHolds(anded, &planned) {
 		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
 			"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
 	}
@@ -180,6 +176,18 @@ func orEmpty(s []string) []string {
 // text prefix from the equality's value; jstests fts_trailing_fields.js).
 func equalityPrefix(f *query.Filter, fields []string, arrays bool) (vals []bson.RawValue, shown bson.D, ok bool) {
 	return equalityPrefixOf(conjuncts(f.Root()), fields, arrays)
+}
+
+// indexPrefixOf is equalityPrefixOf for the prefix fields of ix (a text
+// or geo index's fields before its special one): a value holding a string
+// pins its field only under ix's collation (a text index has none), as
+// MongoDB's planner bounds it (QueryPlannerIXSelect::_compatible).
+func indexPrefixOf(ix *Index, f *query.Filter, clauses []*query.Node, fields []string, arrays bool) (vals []bson.RawValue, shown bson.D, ok bool) {
+	vals, shown, ok = equalityPrefixOf(clauses, fields, arrays)
+	if !ok || !collation.Equal(f.Collator(), ix.coll) && slices.ContainsFunc(vals, collation.Collatable) {
+		return nil, nil, false
+	}
+	return vals, shown, true
 }
 
 // equalityPrefixOf is equalityPrefix over the clauses of an $and, read
