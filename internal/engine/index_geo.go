@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"math"
 	"slices"
 
 	"github.com/golang/geo/s2"
@@ -88,11 +89,17 @@ func checkSphereOptions(ix *Index, spec IndexSpec) error {
 		return nil
 	}
 	if v := spec.Sphere.Version; v.Type != 0 {
-		switch f, _ := values.Float64(v); {
+		// MongoDB's S2AccessMethod::fixSpec: a double must be normal (not
+		// 0, subnormal, infinite or NaN) and is then truncated to a long.
+		f, _ := values.Float64(v)
+		if v.Type == bson.TypeDouble && (f == 0 || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) < 0x1p-1022) {
+			return mongoerr.New(mongoerr.CannotCreateIndex, "Invalid value for geo index version { 2dsphereIndexVersion : %s }, only versions: [1,2,3] are supported", values.ShellElement("2dsphereIndexVersion", v))
+		}
+		switch f = math.Trunc(f); {
 		case f == 1 || f == 2:
 			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support 2dsphereIndexVersion %d; it builds version 3", int(f))
 		case f != 3:
-			return mongoerr.New(mongoerr.CannotCreateIndex, "unsupported geo index version { 2dsphereIndexVersion : %s }, only versions: [1,2,3] are supported", v)
+			return mongoerr.New(mongoerr.CannotCreateIndex, "unsupported geo index version { 2dsphereIndexVersion : %s }, only versions: [1,2,3] are supported", values.ShellElement("2dsphereIndexVersion", v))
 		}
 	}
 	for _, o := range []givenOption{{"coarsestIndexedLevel", spec.Sphere.Coarsest}, {"finestIndexedLevel", spec.Sphere.Finest}} {
@@ -103,24 +110,26 @@ func checkSphereOptions(ix *Index, spec IndexSpec) error {
 	return nil
 }
 
-// newFlatIndex sets up a 2d index (MongoDB: its 2d field first, one of
-// them); another index keeps the 2d options as given (IndexSpec.Flat).
+// newFlatIndex sets up a 2d index (MongoDB: its 2d field first, 16801,
+// and only one, 16800; bits, min and max as GeoHashConverter reads them,
+// InvalidOptions); another index keeps the 2d options as given
+// (IndexSpec.Flat).
 func newFlatIndex(ix *Index, spec IndexSpec) error {
 	g := ix.geoField()
 	if g < 0 || !ix.Fields[g].Flat {
 		return nil
 	}
 	if g != 0 {
-		return mongoerr.New(mongoerr.CannotCreateIndex, "2d has to be first in index")
+		return mongoerr.New(mongoerr.FlatNotFirst, "2d has to be first in index")
 	}
 	for _, f := range ix.Fields[1:] {
 		if f.Flat {
-			return mongoerr.New(mongoerr.CannotCreateIndex, "can't have 2 geo fields")
+			return mongoerr.New(mongoerr.FlatTwoGeoFields, "can't have 2 geo fields")
 		}
 	}
 	flat, err := geo.NewFlat(spec.Flat)
 	if err != nil {
-		return mongoerr.New(mongoerr.CannotCreateIndex, "%v", err)
+		return mongoerr.New(mongoerr.InvalidOptions, "%v", err)
 	}
 	ix.flat = flat
 	return nil

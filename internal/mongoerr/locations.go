@@ -1457,6 +1457,10 @@ const (
 	TextScoreUnavailable Code = 40218
 	// GeoExtractKeys: a document whose 2dsphere field holds a malformed geometry.
 	GeoExtractKeys Code = 16755
+	// FlatTwoGeoFields: a key pattern naming more than one 2d field.
+	FlatTwoGeoFields Code = 16800
+	// FlatNotFirst: a key pattern whose 2d field comes after another field.
+	FlatNotFirst Code = 16801
 	// FlatLocationMalformed: a 2d index's field holding something other than legacy pairs.
 	FlatLocationMalformed Code = 16804
 	// FlatPointOutOfBounds: a legacy pair outside a 2d index's [min, max].

@@ -544,7 +544,7 @@ func TestGeo2d(t *testing.T) {
 		}
 	}
 	_, err = db.Collection("x").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", 1, "p", "2d")})
-	requireCode(t, err, 67, "CannotCreateIndex")
+	requireCode(t, err, 16801, "Location16801")
 }
 
 // TestGeoNearPicksItsIndex: without key, $geoNear searches the field of the
