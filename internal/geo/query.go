@@ -6,6 +6,7 @@ import (
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
@@ -68,28 +69,49 @@ func (q *Query) Region() s2.Region { return q.region }
 // ParseWithin reads $geoWithin's operand: {$geometry: Polygon or
 // MultiPolygon}, {$centerSphere: [[x, y], radians]}, or the flat shapes
 // of legacy pairs {$box: [[x1, y1], [x2, y2]]}, {$polygon: [[x, y], ...]},
-// {$center: [[x, y], r]}. As in MongoDB's GeoExpression::parseQuery, the
-// deprecated $uniqueDocs beside the shape is ignored, $geoWithin (op)
-// refuses anything after its shape and the old $within takes the last of
-// several.
+// {$center: [[x, y], r]}.
 func ParseWithin(op string, v bson.RawValue) (*Query, error) {
+	shape, arg, err := geoShape(op, v)
+	if err != nil {
+		return nil, err
+	}
+	return withinShape(op, v, shape, arg)
+}
+
+// geoShape finds the shape of a $geoWithin ($within, the old name) or
+// $geoIntersects operand v as MongoDB's GeoExpression::parseQuery does:
+// v must be a document, the deprecated $uniqueDocs in it is ignored,
+// $geoWithin refuses anything after its shape and the others take the
+// last of several.
+func geoShape(op string, v bson.RawValue) (string, bson.RawValue, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, errorf("$geoWithin not an object: %s", v)
+		return "", bson.RawValue{}, errorf("geometry must be an object")
 	}
 	elems, _ := v.Document().Elements()
 	var shapeElem bson.RawElement
 	for _, el := range elems {
 		if shapeElem != nil && op == "$geoWithin" {
-			return nil, errorf("$geoWithin doesn't accept multiple shapes $geoWithin: %s", values.Shell(v))
+			return "", bson.RawValue{}, errorf("$geoWithin doesn't accept multiple shapes $geoWithin: %s", values.Shell(v))
 		}
 		if el.Key() != "$uniqueDocs" {
 			shapeElem = el
 		}
 	}
 	if shapeElem == nil {
-		return nil, errorf("geo query doesn't have any geometry")
+		return "", bson.RawValue{}, errorf("geo query doesn't have any geometry")
 	}
-	shape, arg := shapeElem.Key(), shapeElem.Value()
+	return shapeElem.Key(), shapeElem.Value(), nil
+}
+
+// operatorString prints {op: v}, the operator document a geo expression
+// names in its messages.
+func operatorString(op string, v bson.RawValue) string {
+	return values.ShellDoc(bson.Raw(bsoncore.NewDocumentBuilder().AppendValue(op, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value}).Build()))
+}
+
+// withinShape reads shape's argument arg for $geoWithin (op, whose
+// operand is v).
+func withinShape(op string, v bson.RawValue, shape string, arg bson.RawValue) (*Query, error) {
 	q := &Query{Op: Within}
 	switch shape {
 	case "$geometry":
@@ -97,18 +119,19 @@ func ParseWithin(op string, v bson.RawValue) (*Query, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(g.Polygons) == 0 || len(g.Points) > 0 || len(g.Lines) > 0 {
+		if len(g.Polygons) == 0 {
+			// GeometryContainer::supportsContains: no polygon to hold anything
+			return nil, errorf("$within not supported with provided geometry: %s", operatorString(op, v))
+		}
+		if len(g.Points) > 0 || len(g.Lines) > 0 {
 			return nil, errorf("$geoWithin $geometry must be a Polygon or MultiPolygon: %s", arg)
 		}
 		q.region = regionOf(g)
 		q.within = func(d *Geometry) bool { return withinPolygons(d, g.Polygons) }
 	case "$centerSphere":
-		c, r, err := circle(shape, arg)
+		c, r, err := circle(shape, arg, true)
 		if err != nil {
 			return nil, err
-		}
-		if !validLngLat(c[0], c[1]) {
-			return nil, errorf("longitude/latitude is out of bounds, lng: %g lat: %g", c[0], c[1])
 		}
 		center := point(c[0], c[1])
 		cp := s2.CapFromCenterAngle(center, s1.Angle(r))
@@ -151,7 +174,7 @@ func ParseWithin(op string, v bson.RawValue) (*Query, error) {
 		q.region, q.flatBox = flatRect(lo, hi), &[4]float64{lo[0], lo[1], hi[0], hi[1]}
 		q.flatIn = func(x, y float64) bool { return inFlatPolygon(x, y, pts) }
 	case "$center":
-		c, r, err := circle(shape, arg)
+		c, r, err := circle(shape, arg, false)
 		if err != nil {
 			return nil, err
 		}
@@ -165,20 +188,33 @@ func ParseWithin(op string, v bson.RawValue) (*Query, error) {
 }
 
 // ParseIntersects reads $geoIntersects' operand: {$geometry: any GeoJSON
-// geometry}.
+// geometry}. As in MongoDB's GeoExpression::parseFrom, a flat shape
+// ($box, $polygon, $center) parses but cannot be projected onto the
+// sphere, which $geoIntersects needs.
 func ParseIntersects(v bson.RawValue) (*Query, error) {
-	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, errorf("$geoIntersects not an object: %s", v)
-	}
-	arg, err := v.Document().LookupErr("$geometry")
-	if elems, _ := v.Document().Elements(); err != nil || len(elems) != 1 {
-		return nil, errorf("$geoIntersects must have exactly one $geometry: %s", v)
-	}
-	g, err := queryGeometry(arg)
+	shape, arg, err := geoShape("$geoIntersects", v)
 	if err != nil {
 		return nil, err
 	}
-	return &Query{Op: Intersects, region: regionOf(g), geom: g}, nil
+	switch shape {
+	case "$geometry":
+		g, err := queryGeometry(arg)
+		if err != nil {
+			return nil, err
+		}
+		return &Query{Op: Intersects, region: regionOf(g), geom: g}, nil
+	case "$box", "$polygon", "$center":
+		if _, err := withinShape("$geoIntersects", v, shape, arg); err != nil {
+			return nil, err
+		}
+		return nil, errorf("$geoIntersect not supported with provided geometry: %s", operatorString("$geoIntersects", v))
+	case "$centerSphere":
+		if _, err := withinShape("$geoIntersects", v, shape, arg); err != nil {
+			return nil, err
+		}
+		return nil, &UnsupportedError{Msg: "Folio does not support $geoIntersects with $centerSphere"}
+	}
+	return nil, errorf("unknown geo specifier: %s: %s", shape, values.Shell(arg))
 }
 
 // ParseNear reads $near, $nearSphere or $geoNear (op; MongoDB's alias of
@@ -493,23 +529,30 @@ func specifierValues(shape string, v bson.RawValue) ([]bson.RawValue, error) {
 	return nil, errorf("unknown geo specifier: %s: %s", shape, values.Shell(v))
 }
 
-// circle reads $center's or $centerSphere's [[x, y], r]: a query point
-// and a radius that is a number, not negative and not NaN.
-func circle(shape string, v bson.RawValue) ([2]float64, float64, error) {
+// circle reads $center's or $centerSphere's (sphere) [[x, y], r] as
+// MongoDB's GeoParser::parseLegacyCenter and parseCenterSphere do: the
+// center a query point (on the sphere for $centerSphere), then a radius
+// that is a number, not negative and not NaN, then nothing more.
+func circle(shape string, v bson.RawValue, sphere bool) ([2]float64, float64, error) {
 	vals, err := specifierValues(shape, v)
 	if err != nil {
 		return [2]float64{}, 0, err
 	}
-	if len(vals) != 2 {
-		return [2]float64{}, 0, errorf("Circle must be an array of [center, radius]: %s", v)
-	}
-	c, err := queryPoint(vals[0])
+	var at [3]bson.RawValue // missing past the end
+	copy(at[:], vals)
+	c, err := queryPoint(at[0])
 	if err != nil {
 		return [2]float64{}, 0, err
 	}
-	r, ok := values.Float64(vals[1])
-	if !ok || !values.IsNumber(vals[1].Type) || !(r >= 0) {
+	if sphere && !validLngLat(c[0], c[1]) {
+		return [2]float64{}, 0, errorf("longitude/latitude is out of bounds, lng: %g lat: %g", c[0], c[1])
+	}
+	r, ok := values.Float64(at[1])
+	if !ok || !values.IsNumber(at[1].Type) || !(r >= 0) {
 		return [2]float64{}, 0, errorf("radius must be a non-negative number")
+	}
+	if len(vals) > 2 {
+		return [2]float64{}, 0, errorf("Only 2 fields allowed for circular region")
 	}
 	return c, r, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/folio-db/folio/internal/geo"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // parseGeo parses $geoWithin (and its old name $within), $geoIntersects,
@@ -61,6 +62,16 @@ func parseGeo(path, op string, v bson.RawValue, ops []byte, env *parseEnv) (*Nod
 // beside them (34413 otherwise; a second near operator is BadValue).
 func geoSiblings(op string, ops []byte) error {
 	near := op == "$near" || op == "$nearSphere" || op == "$geoNear"
+	if !near {
+		// GeoExpression::parseQuery reads the whole operator document:
+		// its first element is the query, a second one is named, value
+		// and all, wherever op stands.
+		elems, _ := bson.Raw(ops).Elements()
+		if len(elems) > 1 {
+			return mongoerr.New(mongoerr.BadValue, "can't parse extra field: %s", values.ShellElement(elems[1].Key(), elems[1].Value()))
+		}
+		return nil
+	}
 	it := rawdoc.Iterate(ops)
 	for {
 		k, _, ok := it.Next()
@@ -68,10 +79,10 @@ func geoSiblings(op string, ops []byte) error {
 			return nil
 		}
 		key := string(k)
-		if key == op || near && (key == "$minDistance" || key == "$maxDistance" || key == "$uniqueDocs") {
+		if key == op || key == "$minDistance" || key == "$maxDistance" || key == "$uniqueDocs" {
 			continue
 		}
-		if near && key != "$near" && key != "$nearSphere" && key != "$geoNear" {
+		if key != "$near" && key != "$nearSphere" && key != "$geoNear" {
 			return mongoerr.New(mongoerr.GeoNearMixedWithOperators, "%s cannot be mixed with other operators on its field: %s", op, key)
 		}
 		return mongoerr.New(mongoerr.BadValue, "can't parse extra field: %s", key)

@@ -257,6 +257,27 @@ func TestGeoErrors(t *testing.T) {
 			t.Errorf("%v: %v, want %d", tt.f, err, tt.code)
 		}
 	}
+	// $geoWithin and $geoIntersects refused in GeoExpression's and
+	// GeoParser's words.
+	for _, tt := range []struct {
+		f   bson.D
+		msg string
+	}{
+		{doc("loc", doc("$geoWithin", 5)), "geometry must be an object"},
+		{doc("loc", doc("$geoIntersects", doc("$box", bson.A{bson.A{0, 0}, bson.A{1, 1}}))),
+			"$geoIntersect not supported with provided geometry: { $geoIntersects: { $box: [ [ 0, 0 ], [ 1, 1 ] ] } }"},
+		{doc("loc", doc("$geoWithin", doc("$geometry", geoPoint(0, 0)))),
+			`$within not supported with provided geometry: { $geoWithin: { $geometry: { type: "Point", coordinates: [ 0.0, 0.0 ] } } }`},
+		{doc("loc", doc("$geoWithin", doc("$center", bson.A{bson.A{0, 0}, 1, 2}))), "Only 2 fields allowed for circular region"},
+		{doc("loc", doc("$geoWithin", doc("$center", bson.A{bson.A{0, 0}}))), "radius must be a non-negative number"},
+		{doc("loc", doc("$exists", true, "$geoWithin", doc("$center", bson.A{bson.A{0, 0}, 1}))), "can't parse extra field: $geoWithin: { $center: [ [ 0, 0 ], 1 ] }"},
+	} {
+		_, err := coll.Find(ctx, tt.f)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != 2 || ce.Message != tt.msg {
+			t.Errorf("%v: %v, want 2 %q", tt.f, err, tt.msg)
+		}
+	}
 	// A $near takes no $natural sort or hint, and no tailable cursor
 	// (CanonicalQuery::isValid).
 	if err := db.CreateCollection(ctx, "cappedgeo", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)); err != nil {
