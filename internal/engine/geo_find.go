@@ -33,8 +33,8 @@ import (
 // before path are not pinned.
 func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Index, enc []byte, unpinned *Index) {
 	for _, ix := range ixs {
-		g := ix.geoField()
-		if ix.Hidden || g < 0 || ix.Fields[g].Path != path || ix.Fields[g].Flat != flat || ix.Fields[g].GeoBucket {
+		g := ix.geoFieldOf(path)
+		if ix.Hidden || g < 0 || ix.Fields[g].Flat != flat || ix.Fields[g].GeoBucket {
 			continue
 		}
 		var fields []string
@@ -111,7 +111,7 @@ func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error)
 			}
 		}
 		planned := ix.planned()
-		ns := newNearScan(ix, prefix, gq)
+		ns := newNearScan(ix, ix.geoFieldOf(near.Path), prefix, gq)
 		ns.wholeIndex = wholeIndex
 		scan := &planner.GeoScan{Field: near.Path, Near: true, Flat: ix.flat != nil, Ref: ns,
 			FirstRound: func() [][2]int64 { r, _ := ns.ranges(float64(gq.Min) + ns.initial); return r }}
@@ -218,11 +218,12 @@ type nearScan struct {
 	wholeIndex bool
 }
 
-// newNearScan describes the $near q on ix, a 2dsphere index (spherical
-// distances in radians over S2 cells) or a 2d index (over geohash boxes:
-// plane distances for a legacy $near, radians for $nearSphere).
-func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
-	ns := &nearScan{q: q, parts: ix.Fields[ix.geoField()].Parts, prefix: prefix, units: 1, initial: 1e-5, full: math.Pi}
+// newNearScan describes the $near q on ix's field g, of a 2dsphere index
+// (spherical distances in radians over S2 cells) or a 2d index (over
+// geohash boxes: plane distances for a legacy $near, radians for
+// $nearSphere).
+func newNearScan(ix *Index, g int, prefix []byte, q *geo.Query) *nearScan {
+	ns := &nearScan{q: q, parts: ix.Fields[g].Parts, prefix: prefix, units: 1, initial: 1e-5, full: math.Pi}
 	if q.Meters {
 		ns.units = geo.EarthRadiusMeters
 	}
@@ -244,7 +245,7 @@ func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
 		}
 		// A key's cell holds what it keys: a point's leaf cell lies
 		// within a centimeter of it.
-		pos := strconv.Itoa(ix.geoField())
+		pos := strconv.Itoa(g)
 		ns.bound = func(value []byte) float64 {
 			n, ok := entryValues(value).Lookup(pos).Int64OK()
 			if !ok {

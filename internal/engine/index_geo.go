@@ -135,7 +135,15 @@ func newFlatIndex(ix *Index, spec IndexSpec) error {
 	return nil
 }
 
-// sphereField is the position of ix's 2dsphere field, or -1.
+// geoFieldOf is the position of ix's 2dsphere or 2d field on path, or
+// -1. A 2dsphere index may have several 2dsphere fields, each of which
+// serves a query on its path (MongoDB's GeoNear2DSphereStage finds the
+// near field in the key pattern by name).
+func (ix *Index) geoFieldOf(path string) int {
+	return slices.IndexFunc(ix.Fields, func(f IndexField) bool { return (f.Geo || f.Flat) && f.Path == path })
+}
+
+// sphereField is the position of ix's (first) 2dsphere field, or -1.
 func (ix *Index) sphereField() int {
 	if g := ix.geoField(); g >= 0 && !ix.Fields[g].Flat {
 		return g
@@ -146,13 +154,17 @@ func (ix *Index) sphereField() int {
 // raiseCoarseCells raises ix's coarseCells flag when one of keys holds a
 // cell coarser than a leaf, and reports whether it was down before.
 func (ix *Index) raiseCoarseCells(keys []indexKey) bool {
-	g := ix.sphereField()
-	if g < 0 || ix.coarseCells.Load() {
+	if ix.sphereField() < 0 || ix.coarseCells.Load() {
 		return false
 	}
-	for _, k := range keys {
-		if n, ok := k.vals[g].Int64OK(); ok && !s2.CellID(n).IsLeaf() {
-			return !ix.coarseCells.Swap(true)
+	for g, f := range ix.Fields {
+		if !f.Geo || f.Flat {
+			continue
+		}
+		for _, k := range keys {
+			if n, ok := k.vals[g].Int64OK(); ok && !s2.CellID(n).IsLeaf() {
+				return !ix.coarseCells.Swap(true)
+			}
 		}
 	}
 	return false

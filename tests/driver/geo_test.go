@@ -757,6 +757,17 @@ func TestGeoNearUnpinnedPrefix(t *testing.T) {
 			[]any{doc("_id", 0, "a", bson.A{doc("b", 0), doc("c", geoPoint(0, 0))}), doc("_id", 1, "a", bson.A{doc("b", 1), doc("c", geoPoint(1, 1))}),
 				doc("_id", 3, "a", bson.A{doc("b", 10), doc("b", -1), doc("c", geoPoint(0, 0))})},
 			doc("a.b", doc("$lt", 0, "$gt", 9), "a.c", doc("$near", doc("$geometry", geoPoint(0, 0)))), []int{3}},
+		// An index of two 2dsphere fields serves a $near on either
+		// (GeoNear2DSphereStage finds the near field by name;
+		// geo_s2twofields.js), each document once.
+		{doc("to", "2dsphere", "from", "2dsphere"),
+			[]any{doc("_id", 0, "to", geoPoint(0, 0), "from", geoPoint(5, 5)), doc("_id", 1, "to", geoPoint(9, 9), "from", geoPoint(1, 1)),
+				doc("_id", 2, "from", geoPoint(3, 3)), doc("_id", 3, "to", geoPoint(2, 2)),
+				doc("_id", 4, "to", geoPoint(1, 1), "from", doc("type", "LineString", "coordinates", bson.A{bson.A{0, 0}, bson.A{4, 4}}))},
+			doc("from", doc("$near", doc("$geometry", geoPoint(1, 1)))), []int{1, 4, 2, 0}},
+		{doc("to", "2dsphere", "from", "2dsphere"),
+			[]any{doc("_id", 0, "to", geoPoint(0, 0), "from", geoPoint(5, 5)), doc("_id", 1, "to", geoPoint(9, 9), "from", geoPoint(1, 1)), doc("_id", 2, "from", geoPoint(3, 3))},
+			doc("to", doc("$nearSphere", doc("$geometry", geoPoint(10, 10)))), []int{1, 0}},
 	} {
 		c := db.Collection("c" + strconv.Itoa(i))
 		if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tt.index}); err != nil {
