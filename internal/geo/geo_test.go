@@ -225,6 +225,8 @@ func TestWithinBoundary(t *testing.T) {
 	bigCap := `{"$centerSphere": [[-59.80246852929814, -2.3633072488322853], 2.768403272464979]}`
 	bigCap2 := `{"$centerSphere": [[-61.52266094410311, 17.79937981451866], 2.9592242752161573]}`
 	smallCap := `{"$centerSphere": [[0, 0], 0.1]}`
+	collection := `{"$geometry": {"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [5, 5]},
+		{"type": "LineString", "coordinates": [[3, 3], [4, 4]]}, {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]}]}}`
 	for _, tc := range []struct {
 		within, doc string
 		want        bool
@@ -245,6 +247,12 @@ func TestWithinBoundary(t *testing.T) {
 		{bigCap, `{"type": "LineString", "coordinates": [[-60, 0], [-50, 0]]}`, true},
 		{smallCap, `{"type": "LineString", "coordinates": [[0, 0], [1, 1]]}`, true},
 		{smallCap, `{"type": "LineString", "coordinates": [[0, 0], [10, 0]]}`, false},
+		// A GeometryCollection holds what one of its polygons holds; its
+		// points and lines hold nothing (GeometryContainer::contains).
+		{collection, bsonPoint(0.5, 0.5), true},
+		{collection, bsonPoint(5, 5), false},
+		{collection, bsonPoint(3, 3), false},
+		{collection, `{"type": "LineString", "coordinates": [[0, 0], [1, 1]]}`, true},
 	} {
 		q, err := ParseWithin("$geoWithin", raw(t, tc.within))
 		if err != nil {

@@ -66,8 +66,8 @@ func (q *Query) FlatBox() (x0, y0, x1, y1 float64) {
 // Region bounds the values that may match, for an index scan.
 func (q *Query) Region() s2.Region { return q.region }
 
-// ParseWithin reads $geoWithin's operand: {$geometry: Polygon or
-// MultiPolygon}, {$centerSphere: [[x, y], radians]}, or the flat shapes
+// ParseWithin reads $geoWithin's operand: {$geometry: a Polygon,
+// MultiPolygon or GeometryCollection holding one}, {$centerSphere: [[x, y], radians]}, or the flat shapes
 // of legacy pairs {$box: [[x1, y1], [x2, y2]]}, {$polygon: [[x, y], ...]},
 // {$center: [[x, y], r]}.
 func ParseWithin(op string, v bson.RawValue) (*Query, error) {
@@ -123,9 +123,9 @@ func withinShape(op string, v bson.RawValue, shape string, arg bson.RawValue) (*
 			// GeometryContainer::supportsContains: no polygon to hold anything
 			return nil, errorf("$within not supported with provided geometry: %s", operatorString(op, v))
 		}
-		if len(g.Points) > 0 || len(g.Lines) > 0 {
-			return nil, errorf("$geoWithin $geometry must be a Polygon or MultiPolygon: %s", arg)
-		}
+		// A GeometryCollection's points and lines hold nothing: what lies
+		// within it lies within one of its polygons
+		// (GeometryContainer::contains).
 		q.region = regionOf(g)
 		q.within = func(d *Geometry) bool { return withinPolygons(d, g.Polygons) }
 	case "$centerSphere":

@@ -109,6 +109,17 @@ func TestGeoQueries(t *testing.T) {
 			}
 		}
 	}
+	// A GeometryCollection holds what its polygons hold; its point and
+	// line hold nothing (GeometryContainer::contains).
+	europe := rings["europe"]
+	want := expect(func(p [2]float64) bool { return geotest.Inside(europe, p[0], p[1]) })
+	coll := doc("type", "GeometryCollection", "geometries", bson.A{geoPoint(-60, -60),
+		doc("type", "LineString", "coordinates", bson.A{bson.A{100, 0}, bson.A{120, 10}}), geoRing(europe)})
+	for _, c := range []*mongo.Collection{indexed, plain} {
+		if got := idSet(findAll(t, c, doc("loc", doc("$geoWithin", doc("$geometry", coll))))); !slices.Equal(got, want) {
+			t.Errorf("$geoWithin a GeometryCollection on %s: %v, want %v", c.Name(), got, want)
+		}
+	}
 	for _, r := range []float64{0.05, 0.3, 1.2} {
 		center := [2]float64{179, 10}
 		want := expect(func(p [2]float64) bool { return geotest.Haversine(center[0], center[1], p[0], p[1]) <= r })
