@@ -503,7 +503,7 @@ func (m *mergeObjectsAcc) add(_ bson.Raw, v bson.RawValue) error {
 		}
 		return nil
 	}
-	return mongoerr.New(mongoerr.MergeObjectsInputNotObject, "$mergeObjects requires object inputs, but input %s is of type %s", v, typeName(v))
+	return mongoerr.New(mongoerr.MergeObjectsInputNotObject, "$mergeObjects requires object inputs, but input %s is of type %s", values.ValueString(v), typeName(v))
 }
 
 func (m *mergeObjectsAcc) result() bson.RawValue { return docValue(buildDoc(m.fs)) }

@@ -104,7 +104,7 @@ func (s *jsAccSpec) start(id bson.RawValue, rt *runtime) (accumulator, error) {
 			return nil, err
 		}
 		if v.Type != bson.TypeArray {
-			return nil, mongoerr.New(mongoerr.AccumulatorInitArgsNotArray, "$accumulator initArgs must evaluate to an array: %s", v)
+			return nil, mongoerr.New(mongoerr.AccumulatorInitArgsNotArray, "$accumulator initArgs must evaluate to an array: %s", values.ValueString(v))
 		}
 		args = arrayValues(v)
 	}
@@ -131,7 +131,7 @@ func (a *jsAcc) size() int64 { return int64(len(a.st.Value)) }
 // one call's arguments do not fit (AccumulatorJs::reduceMemoryConsumptionIfAble).
 func (a *jsAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type != bson.TypeArray {
-		return mongoerr.New(mongoerr.AccumulatorArgsNotArray, "$accumulator accumulateArgs must evaluate to an array: %s", v)
+		return mongoerr.New(mongoerr.AccumulatorArgsNotArray, "$accumulator accumulateArgs must evaluate to an array: %s", values.ValueString(v))
 	}
 	if n := len(a.st.Value) + len(v.Value); n > maxDocumentSize {
 		return mongoerr.New(mongoerr.AccumulatorArgsTooLarge, "$accumulator arguments exceed max BSON size: %d", n)

@@ -147,6 +147,28 @@ func TestStageMessages(t *testing.T) {
 			"Value for 'n' must be of integral type, but found MISSING"},
 		{"firstN n a fraction", `[{"$group": {"_id": null, "a": {"$firstN": {"n": 1.5, "input": "$_id"}}}}]`, "", 5787903,
 			"Value for 'n' must be of integral type, but found 1.5"},
+		// validateN takes n through Value::coerceToLong, which refuses a
+		// double with no 64-bit integer before n is compared with itself
+		{"firstN n beyond a long", `[{"$group": {"_id": null, "a": {"$firstN": {"n": 1e300, "input": "$_id"}}}}]`, "", 31109,
+			"Can't coerce out of range value 1e+300 to long"},
+		{"topN n NaN", `[{"$group": {"_id": null, "a": {"$topN": {"n": {"$numberDouble": "NaN"}, "output": "$_id", "sortBy": {"_id": 1}}}}}]`, "", 31109,
+			"Can't coerce out of range value nan to long"},
+		{"minN n a decimal beyond a long", `[{"$group": {"_id": null, "a": {"$minN": {"n": {"$numberDecimal": "9223372036854775808"}, "input": "$_id"}}}}]`, "", 5787903,
+			"Value for 'n' must be of integral type, but found 9223372036854775808"},
+		// AccumulatorMergeObjects::processInternal shows the value as
+		// Value::toString does
+		{"group mergeObjects an array", `[{"$group": {"_id": null, "m": {"$mergeObjects": {"$literal": [1, {"a": 2}]}}}}]`, "", 40400,
+			"$mergeObjects requires object inputs, but input [1, {a: 2}] is of type array"},
+		// parseP: the p array and a non-numeric element as Value::toString
+		// shows them, an element out of range as the double it became
+		{"percentile p a document", `[{"$group": {"_id": null, "p": {"$percentile": {"p": {"$literal": {"x": [1]}}, "input": "$_id", "method": "approximate"}}}}]`, "", 7750301,
+			"The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: {x: [1]}"},
+		{"percentile p holding an array", `[{"$group": {"_id": null, "p": {"$percentile": {"p": [0.5, {"$literal": [1, "a"]}], "input": "$_id", "method": "approximate"}}}}]`, "", 7750302,
+			"The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: [1, \"a\"]"},
+		{"percentile p infinite", `[{"$group": {"_id": null, "p": {"$percentile": {"p": [{"$numberDouble": "Infinity"}], "input": "$_id", "method": "approximate"}}}}]`, "", 7750303,
+			"The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: inf"},
+		{"percentile p a large decimal", `[{"$group": {"_id": null, "p": {"$percentile": {"p": [{"$numberDecimal": "1e300"}], "input": "$_id", "method": "approximate"}}}}]`, "", 7750303,
+			"The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: 1e+300"},
 		// WindowFunctionExecLinearFill::getNext
 		{"linearFill a string value", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"v": {"$linearFill": "x"}}}}]`, "", 14,
 			"Value to be filled must be numeric or nullish, but found string"},

@@ -1036,14 +1036,19 @@ const (
 
 // NValue checks the n of the N accumulators, window functions and
 // expressions ($firstN, $minN, $topN...) as MongoDB's AccumulatorN::validateN:
-// a number (5787902), whole and within a 64-bit integer (5787903), greater
-// than 0 (5787908); the first two show n as Value::toString does.
+// a number (5787902), converted by Value::coerceToLong (a double with no
+// 64-bit integer, such as NaN or 1e300, fails there with 31109), whose
+// integer equals the number as a double (5787903), greater than 0
+// (5787908); 5787902 and 5787903 show n as Value::toString does.
 func NValue(v bson.RawValue) (int64, error) {
 	if !isNumber(v) {
 		return 0, mongoerr.New(mongoerr.AccumulatorNNotNumeric, "Value for 'n' must be of integral type, but found %s", values.ValueString(v))
 	}
-	n, ok := values.Int64(v)
-	if !ok {
+	n, err := coerceToLong(v)
+	if err != nil {
+		return 0, err
+	}
+	if f, _ := values.Float64(v); float64(n) != f {
 		return 0, mongoerr.New(mongoerr.AccumulatorNNotIntegral, "Value for 'n' must be of integral type, but found %s", values.ValueString(v))
 	}
 	if n <= 0 {

@@ -104,7 +104,10 @@ func compileQuantiles(op string, v bson.RawValue, accumulator bool, compile func
 }
 
 // compilePs reads $percentile's p: a constant, non-empty array of numbers
-// in [0, 1].
+// in [0, 1]. As MongoDB's parseP words its failures, a p that is not a
+// non-empty array (7750301) or an element that is not a number (7750302)
+// is shown as Value::toString does, an element out of range (7750303) as
+// the double it was coerced to.
 func compilePs(p bson.RawValue, compile func(bson.RawValue) (*Expr, error)) ([]float64, error) {
 	e, err := compile(p)
 	if err != nil {
@@ -115,7 +118,7 @@ func compilePs(p bson.RawValue, compile func(bson.RawValue) (*Expr, error)) ([]f
 	}
 	const msg = "The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: %s"
 	if e.value.Type != bson.TypeArray {
-		return nil, mongoerr.New(mongoerr.PercentilePNotArray, msg, e.value)
+		return nil, mongoerr.New(mongoerr.PercentilePNotArray, msg, values.ValueString(e.value))
 	}
 	var ps []float64
 	it := rawdoc.Iterate(e.value.Value)
@@ -127,14 +130,14 @@ func compilePs(p bson.RawValue, compile func(bson.RawValue) (*Expr, error)) ([]f
 		f, num := values.Float64(ev)
 		switch {
 		case !num:
-			return nil, mongoerr.New(mongoerr.PercentilePNotNumber, msg, ev)
+			return nil, mongoerr.New(mongoerr.PercentilePNotNumber, msg, values.ValueString(ev))
 		case !(f >= 0 && f <= 1):
-			return nil, mongoerr.New(mongoerr.PercentilePOutOfRange, msg, ev)
+			return nil, mongoerr.New(mongoerr.PercentilePOutOfRange, msg, values.StreamDouble(f))
 		}
 		ps = append(ps, f)
 	}
 	if len(ps) == 0 {
-		return nil, mongoerr.New(mongoerr.PercentilePNotArray, msg, e.value)
+		return nil, mongoerr.New(mongoerr.PercentilePNotArray, msg, values.ValueString(e.value))
 	}
 	return ps, nil
 }

@@ -538,6 +538,30 @@ func TestAccumulator(t *testing.T) {
 			t.Errorf("%v: %v, want %d", tc.spec, err, tc.code)
 		}
 	}
+	// AccumulatorJs::startNewGroup and processInternal show the value that
+	// is not an array as Value::toString does: MISSING, {a: [1]}
+	spec := func(initArgs, accumulateArgs any) bson.D {
+		return bson.D{{Key: "$accumulator", Value: bson.D{
+			{Key: "init", Value: "function() { return 0; }"},
+			{Key: "initArgs", Value: initArgs},
+			{Key: "accumulate", Value: "function(st) { return st; }"},
+			{Key: "accumulateArgs", Value: accumulateArgs},
+			{Key: "merge", Value: "function(a, b) { return a; }"},
+			{Key: "lang", Value: "js"},
+		}}}
+	}
+	for _, tc := range []struct {
+		spec bson.D
+		msg  string
+	}{
+		{spec("$nope", bson.A{}), "$accumulator initArgs must evaluate to an array: MISSING"},
+		{spec(bson.A{}, bson.D{{Key: "$literal", Value: bson.D{{Key: "a", Value: bson.A{1}}}}}), "$accumulator accumulateArgs must evaluate to an array: {a: [1]}"},
+	} {
+		_, err := run(tc.spec)
+		if want := "PlanExecutor error during aggregation :: caused by :: " + tc.msg; errMsg(err) != want {
+			t.Errorf("%v: %v, want %q", tc.spec, err, want)
+		}
+	}
 }
 
 // TestInternalJsReduce checks $_internalJsReduce, the accumulator of
