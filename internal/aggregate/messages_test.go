@@ -169,6 +169,14 @@ func TestStageMessages(t *testing.T) {
 			"The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: inf"},
 		{"percentile p a large decimal", `[{"$group": {"_id": null, "p": {"$percentile": {"p": [{"$numberDecimal": "1e300"}], "input": "$_id", "method": "approximate"}}}}]`, "", 7750303,
 			"The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: 1e+300"},
+		// parseCountWindowFunction: the window function $count takes only
+		// {}, read in field order with the window
+		{"count window function a number", `[{"$setWindowFields": {"output": {"n": {"$count": 1}}}}]`, "", 9,
+			"$count only accepts an empty object as input"},
+		{"count window function a document", `[{"$setWindowFields": {"output": {"n": {"$count": {"a": 1}, "window": 1}}}}]`, "", 9,
+			"$count only accepts an empty object as input"},
+		{"count window function after a bad window", `[{"$setWindowFields": {"output": {"n": {"window": 1, "$count": 1}}}}]`, "", 9,
+			"'window' field must be an object"},
 		// WindowFunctionExecLinearFill::getNext
 		{"linearFill a string value", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"v": {"$linearFill": "x"}}}}]`, "", 14,
 			"Value to be filled must be numeric or nullish, but found string"},

@@ -102,8 +102,26 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 	case "$sum", "$avg", "$min", "$max", "$count", "$push", "$addToSet", "$first", "$last",
 		"$stdDevPop", "$stdDevSamp", "$firstN", "$lastN", "$minN", "$maxN", "$topN", "$bottomN",
 		"$top", "$bottom", "$median", "$percentile":
+		// The window function $count takes only {} and words its refusal
+		// as FailedToParse, when its field comes before a window's
+		// failure (parseCountWindowFunction reads the fields in order).
+		var countErr error
+		if op == "$count" && (arg.Type != bson.TypeEmbeddedDocument || len(fieldsOf(arg.Value)) != 0) {
+			countErr = mongoerr.New(mongoerr.FailedToParse, "$count only accepts an empty object as input")
+			for _, f := range fs {
+				if f.key == op {
+					return nil, countErr
+				}
+				if f.key == "window" {
+					break
+				}
+			}
+		}
 		if err := readWindow(); err != nil {
 			return nil, err
+		}
+		if countErr != nil {
+			return nil, countErr
 		}
 		spec, err := p.parseAccumulator("w", op, arg)
 		if err != nil {
