@@ -84,9 +84,9 @@ func (p *parser) parseAccumulator(name, op string, arg bson.RawValue) (*accSpec,
 	switch op {
 	case "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet", "$mergeObjects",
 		"$stdDevPop", "$stdDevSamp":
-		if arg.Type == bson.TypeArray {
-			return nil, mongoerr.New(mongoerr.AccumulatorUnaryArray, "The %s accumulator is a unary operator", op)
-		}
+		// An array is refused in $group (parseAccumulationStatement) but is
+		// an expression to the window functions, which parse their argument
+		// as an operand (ExpressionRemovable::parse, ExpressionFirstLast::parse).
 		a.arg, err = expr.Compile(arg, p.scope)
 	case "$count":
 		if arg.Type != bson.TypeEmbeddedDocument || len(fieldsOf(arg.Value)) != 0 {

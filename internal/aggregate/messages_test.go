@@ -177,6 +177,20 @@ func TestStageMessages(t *testing.T) {
 			"$count only accepts an empty object as input"},
 		{"count window function after a bad window", `[{"$setWindowFields": {"output": {"n": {"window": 1, "$count": 1}}}}]`, "", 9,
 			"'window' field must be an object"},
+		// a field beside a window function and its window, as the parser
+		// of the function words it (window_function_expression.h, .cpp)
+		{"window sum beside another function", `[{"$setWindowFields": {"output": {"n": {"$sum": "$_id", "$avg": "$_id"}}}}]`, "", 9,
+			"Cannot specify two functions in window function spec"},
+		{"window count beside another function", `[{"$setWindowFields": {"output": {"n": {"$count": {}, "$sum": 1}}}}]`, "", 9,
+			"Cannot specify multiple functions in window function spec"},
+		{"window first beside last", `[{"$setWindowFields": {"output": {"n": {"$first": "$_id", "$last": "$_id"}}}}]`, "", 9,
+			"$first got unexpected argument: $last"},
+		{"window minN beside an unknown field", `[{"$setWindowFields": {"output": {"n": {"$minN": {"n": 1, "input": "$_id"}, "foo": 1}}}}]`, "", 9,
+			"$minN got unexpected argument: foo"},
+		{"window percentile beside another function", `[{"$setWindowFields": {"output": {"n": {"$percentile": {"p": [0.5], "input": "$_id", "method": "approximate"}, "$sum": 1}}}}]`, "", 9,
+			"$percentile got unexpected argument: $sum"},
+		{"window expMovingAvg beside an unknown field", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"n": {"$expMovingAvg": {"input": "$_id", "N": 2}, "foo": 1}}}}]`, "", 9,
+			"$expMovingAvg must have exactly one argument that is an object"},
 		// WindowFunctionExecLinearFill::getNext
 		{"linearFill a string value", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"v": {"$linearFill": "x"}}}}]`, "", 14,
 			"Value to be filled must be numeric or nullish, but found string"},

@@ -29,6 +29,31 @@ var windowFuncNames = map[string]bool{
 	"$documentNumber": true,
 }
 
+// otherWindowArg refuses a field key beside a window function's own and
+// its window, as the parser MongoDB chose by the function op words it
+// (window_function_expression.h and .cpp): the parsers of the N functions,
+// the quantiles, $first, $last, $derivative and $integral name the function
+// and the field; $expMovingAvg takes one field; the generic parser of the
+// accumulators ($sum, $push...) and of $locf and $linearFill, and those of
+// $count and $shift, refuse a second function ("two", "multiple" for $count
+// and $shift) apart from an unknown argument.
+func otherWindowArg(op, key string) error {
+	switch op {
+	case "$first", "$last", "$firstN", "$lastN", "$minN", "$maxN", "$topN", "$bottomN", "$top",
+		"$bottom", "$median", "$percentile", "$derivative", "$integral":
+		return mongoerr.New(mongoerr.FailedToParse, "%s got unexpected argument: %s", op, key)
+	case "$expMovingAvg":
+		return mongoerr.New(mongoerr.FailedToParse, "$expMovingAvg must have exactly one argument that is an object")
+	}
+	switch {
+	case windowFuncNames[key] && (op == "$count" || op == "$shift"):
+		return mongoerr.New(mongoerr.FailedToParse, "Cannot specify multiple functions in window function spec")
+	case windowFuncNames[key]:
+		return mongoerr.New(mongoerr.FailedToParse, "Cannot specify two functions in window function spec")
+	}
+	return mongoerr.New(mongoerr.FailedToParse, "Window function found an unknown argument: %s", key)
+}
+
 // parseWindowFunc reads {<function>: <args>, window: {...}}.
 func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (windowFunc, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
@@ -59,14 +84,12 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 		return parseRank(s, op, arg, len(fs))
 	}
 	for _, f := range fs {
-		switch {
-		case f.key == op:
-		case f.key == "window":
+		switch f.key {
+		case op:
+		case "window":
 			win = f.val
-		case windowFuncNames[f.key]:
-			return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify multiple functions in window function spec")
 		default:
-			return nil, mongoerr.New(mongoerr.FailedToParse, "Window function found an unknown argument: %s", f.key)
+			return nil, otherWindowArg(op, f.key)
 		}
 	}
 	// $locf and $linearFill take no window: MongoDB refuses one without
