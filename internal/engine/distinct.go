@@ -37,14 +37,14 @@ func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue,
 		if doc == nil {
 			break
 		}
-		rawdoc.AllAlongPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
+		rawdoc.AllElementsAlongPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(name string, v bson.RawValue) {
 			if err == nil {
-				err = set.add(v)
+				err = set.add(name, v)
 			}
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	return set.sorted(), nil
+	return set.sorted()
 }

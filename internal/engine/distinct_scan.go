@@ -49,7 +49,9 @@ func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *OpStat
 	if err = ps.distinctValues(strings.Split(key, "."), false, set.add); err != nil {
 		return nil, false, err
 	}
-	vals = set.sorted()
+	if vals, err = set.sorted(); err != nil {
+		return nil, false, err
+	}
 	if run != nil {
 		run.src = &countedSource{docSource: ps, handed: int64(len(vals)), eof: true, stats: stats}
 	}
@@ -106,7 +108,7 @@ func (e *Engine) groupDistinct(db, coll string, o FindOptions, stats *OpStats, r
 	defer ps.Close()
 	parts := strings.Split(o.GroupKey, ".")
 	size := 0
-	err = ps.distinctValues(parts, true, func(v bson.RawValue) error {
+	err = ps.distinctValues(parts, true, func(_ string, v bson.RawValue) error {
 		d := pathDoc(parts, v)
 		if size += len(d); size > groupDistinctBytes {
 			return errGroupDistinctFull
@@ -149,8 +151,11 @@ func pathDoc(parts []string, v bson.RawValue) bson.Raw {
 // whole (a $group's scan, on an index holding each value unsplit) takes a
 // null or undefined key as the value, a missing field's null included,
 // and fetches only for an entry holding the _id alone, whose value at
-// parts, or null, it emits.
-func (s *planSource) distinctValues(parts []string, whole bool, emit func(bson.RawValue) error) error {
+// parts, or null, it emits. Each value comes with its name as MongoDB's
+// element for it: the path's last part, or a position in an array ending
+// the path.
+func (s *planSource) distinctValues(parts []string, whole bool, emit func(name string, v bson.RawValue) error) error {
+	leaf := parts[len(parts)-1]
 	pos := s.p.DistinctField()
 	fields := s.p.Index.Fields[:pos+1]
 	field := strconv.Itoa(pos)
@@ -197,14 +202,14 @@ func (s *planSource) distinctValues(parts []string, whole bool, emit func(bson.R
 				if err != nil {
 					v = bson.RawValue{Type: bson.TypeNull}
 				}
-				if err := emit(v); err != nil {
+				if err := emit(leaf, v); err != nil {
 					return err
 				}
 			case found:
 				s.stats.DocsExamined++
-				rawdoc.AllAlongPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
+				rawdoc.AllElementsAlongPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(name string, v bson.RawValue) {
 					if err == nil {
-						err = emit(v)
+						err = emit(name, v)
 					}
 				})
 			}
@@ -213,7 +218,7 @@ func (s *planSource) distinctValues(parts []string, whole bool, emit func(bson.R
 			}
 			continue
 		}
-		if err := emit(v); err != nil {
+		if err := emit(leaf, v); err != nil {
 			return err
 		}
 		if next := keyenc.PrefixEnd(k[:len(s.prefix)+n]); next != nil {

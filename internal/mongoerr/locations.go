@@ -1065,6 +1065,9 @@ const (
 const (
 	// DistinctTooBig: distinct's values would pass the 16 MB cap of its reply.
 	DistinctTooBig Code = 17217
+	// DistinctReplyTooBig: distinct's reply, values built, would pass its
+	// 16 MB cap.
+	DistinctReplyTooBig Code = 31299
 	// SortKeyIllegal: a sort key whose order is neither a number nor a
 	// $meta document.
 	SortKeyIllegal Code = 15974

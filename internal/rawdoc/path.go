@@ -42,27 +42,39 @@ func AllDigits(s string) bool {
 // all-digits part names, if it names one), and an array at the end of the
 // path gives its elements, not itself.
 func AllAlongPath(v bson.RawValue, parts []string, add func(bson.RawValue)) {
+	allElementsAlongPath("", v, parts, func(_ string, v bson.RawValue) { add(v) })
+}
+
+// AllElementsAlongPath is AllAlongPath giving each value with its name as
+// the element MongoDB finds: the path's last part, or, for the elements of
+// an array ending the path, their positions.
+func AllElementsAlongPath(v bson.RawValue, parts []string, add func(name string, v bson.RawValue)) {
+	allElementsAlongPath("", v, parts, add)
+}
+
+// allElementsAlongPath walks AllElementsAlongPath's path from v, named name.
+func allElementsAlongPath(name string, v bson.RawValue, parts []string, add func(string, bson.RawValue)) {
 	if len(parts) == 0 {
 		if v.Type != bson.TypeArray {
-			add(v)
+			add(name, v)
 			return
 		}
-		elems, _ := v.Array().Values()
+		elems, _ := bson.Raw(v.Value).Elements()
 		for _, el := range elems {
-			add(el)
+			add(el.Key(), el.Value())
 		}
 		return
 	}
 	switch v.Type {
 	case bson.TypeEmbeddedDocument:
 		if child, err := v.Document().LookupErr(parts[0]); err == nil {
-			AllAlongPath(child, parts[1:], add)
+			allElementsAlongPath(parts[0], child, parts[1:], add)
 		}
 	case bson.TypeArray:
 		if AllDigits(parts[0]) {
 			if i := ArrayIndex(parts[0]); i >= 0 {
 				if child, err := v.Array().IndexErr(uint(i)); err == nil {
-					AllAlongPath(child, parts[1:], add)
+					allElementsAlongPath(parts[0], child, parts[1:], add)
 				}
 			}
 			return
@@ -70,7 +82,7 @@ func AllAlongPath(v bson.RawValue, parts []string, add func(bson.RawValue)) {
 		elems, _ := v.Array().Values()
 		for _, el := range elems {
 			if el.Type == bson.TypeEmbeddedDocument {
-				AllAlongPath(el, parts, add)
+				allElementsAlongPath(name, el, parts, add)
 			}
 		}
 	}

@@ -96,6 +96,20 @@ func TestAllAlongPath(t *testing.T) {
 	}
 }
 
+// AllElementsAlongPath names each value as the element it is found as:
+// the path's last part, or a position in an array ending the path.
+func TestAllElementsAlongPath(t *testing.T) {
+	doc, _ := bson.Marshal(bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "b", Value: bson.A{7, 8}}}, bson.D{{Key: "b", Value: 9}}}}, {Key: "c", Value: 6}})
+	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
+	for path, want := range map[string]string{"a.b": "[0:7 true 1:8 true b:9 true]", "c": "[c:6 true]", "a.1": "[1:0 false]", "a.0.b": "[0:7 true 1:8 true]"} {
+		var got []string
+		AllElementsAlongPath(root, strings.Split(path, "."), func(name string, v bson.RawValue) { got = append(got, name+":"+fmt.Sprint(v.Int32OK())) })
+		if s := fmt.Sprint(got); s != want {
+			t.Errorf("%s: %s, want %s", path, s, want)
+		}
+	}
+}
+
 func TestArrayIndex(t *testing.T) {
 	for s, want := range map[string]int{"0": 0, "12": 12, "01": -1, "+1": -1, "-1": -1, "": -1, "1a": -1, "1234567890": -1} {
 		if got := ArrayIndex(s); got != want {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -510,6 +511,31 @@ func TestDistinct(t *testing.T) {
 			t.Fatalf("distinct n = %v, want %v", got, want)
 		}
 	})
+}
+
+// TestDistinctNearCap: a distinct whose one value leaves its reply just
+// under 16 MB less 4 KB is answered, as MongoDB 7.0 answers it
+// (bson_size_limit.js); 20 bytes more and the built reply passes the cap
+// (31299).
+func TestDistinctNearCap(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("nearcap")
+	const limit = 16<<20 - 4096
+	if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: strings.Repeat("a", limit-101)}}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := coll.Distinct(t.Context(), "x", bson.D{}).Decode(&got); err != nil || len(got) != 1 {
+		t.Fatalf("distinct of a value 101 bytes under the cap: %d values, %v", len(got), err)
+	}
+	if _, err := coll.UpdateOne(t.Context(), bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: strings.Repeat("a", limit-20)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	err := coll.Distinct(t.Context(), "x", bson.D{}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 31299 || ce.Message != "distinct too big, 16mb cap" {
+		t.Fatalf("distinct of a value 20 bytes under the cap: %v, want 31299", err)
+	}
 }
 
 // TestFindOneAndModify proves findOneAndUpdate, findOneAndReplace and
