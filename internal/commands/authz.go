@@ -56,6 +56,8 @@ func init() {
 	anyUser := authzRule{needs: func(*Request) ([]need, error) { return nil, nil }}
 	for _, n := range []string{"whatsmyuri", "startSession", "endSessions", "refreshSessions",
 		"commitTransaction", "abortTransaction", "killSessions", "getMore",
+		// listDatabases checks its privilege as it runs (listableDatabases)
+		"listDatabases",
 		// killCursors checks each cursor instead (authorizeCursors)
 		"killCursors",
 		// test commands, which MongoDB checks no privilege for: they
@@ -67,7 +69,7 @@ func init() {
 		"serverStatus": "serverStatus", "hostInfo": "hostInfo", "getCmdLineOpts": "getCmdLineOpts",
 		"getLog": "getLog", "getParameter": "getParameter", "setParameter": "setParameter", "top": "top",
 		"replSetGetStatus": "replSetGetStatus", "replSetGetConfig": "replSetGetConfig",
-		"listDatabases": "listDatabases", "killAllSessions": "killAnySession", "killAllSessionsByPattern": "killAnySession", "killOp": "killop",
+		"killAllSessions": "killAnySession", "killAllSessionsByPattern": "killAnySession", "killOp": "killop",
 		// Folio's own: what clusterMonitor may read, as serverStatus
 		"folioAdvise": "serverStatus",
 	} {
@@ -106,7 +108,6 @@ func init() {
 	}
 	authzRules["updateUser"] = authzRule{userNeeds: updateUserNeeds}
 	authzRules["usersInfo"] = authzRule{userNeeds: usersInfoNeeds}
-	authzRules["listDatabases"] = authzRule{userNeeds: listDatabasesNeeds}
 	authzRules["currentOp"] = authzRule{needs: currentOpNeeds}
 	authzRules["listCollections"] = authzRule{needs: listCollectionsNeeds}
 	authzRules["rolesInfo"] = authzRule{userNeeds: rolesInfoNeeds}
@@ -826,20 +827,14 @@ func rolesInfoNeeds(r *Request, u *authedUser) ([]need, error) {
 	return needs, nil
 }
 
-// listDatabasesNeeds: listDatabases on the cluster only when the command
-// says authorizedDatabases: false; otherwise a user without it sees the
-// databases it holds privileges on (listableDatabases).
-func listDatabasesNeeds(r *Request, u *authedUser) ([]need, error) {
-	if !r.args.boolOr("authorizedDatabases", true) {
-		return []need{{auth.ClusterTarget(), "listDatabases"}}, nil
-	}
-	return nil, nil
-}
-
 // listableDatabases says which databases listDatabases shows r's user:
-// all of them without access control, or with the listDatabases action
-// unless authorizedDatabases: true asks for only those the user holds
-// privileges on, which is what a user without the action sees.
+// all of them without access control, or with the listDatabases action on
+// the cluster unless authorizedDatabases: true asks for only those the
+// user holds privileges on, which is what a user without the action sees.
+// authorizedDatabases: false from a user without the action fails with
+// Unauthorized as the command runs, not at its authorization check, so
+// its message is MongoDB's own (CmdListDatabases::typedRun, before the
+// filter is parsed).
 // https://www.mongodb.com/docs/v7.0/reference/command/listDatabases/
 func (s *Service) listableDatabases(r *Request) (func(string) bool, error) {
 	all := func(string) bool { return true }
@@ -850,7 +845,11 @@ func (s *Service) listableDatabases(r *Request) (func(string) bool, error) {
 	if err != nil || u == nil {
 		return all, err
 	}
-	if !r.args.bool("authorizedDatabases") && u.privs.Allows(auth.ClusterTarget(), "listDatabases") {
+	mayListAll := u.privs.Allows(auth.ClusterTarget(), "listDatabases")
+	if !r.args.boolOr("authorizedDatabases", !mayListAll) {
+		if !mayListAll {
+			return nil, mongoerr.New(mongoerr.Unauthorized, "Insufficient permissions to list all databases")
+		}
 		return all, nil
 	}
 	return func(db string) bool {

@@ -25,16 +25,16 @@ var listDatabasesSpec = &argSpec{path: "listDatabases", fields: []argField{
 
 func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {
 	filter, nameOnly := r.args.doc("filter"), r.args.bool("nameOnly")
+	mayList, err := s.listableDatabases(r)
+	if err != nil {
+		return nil, err
+	}
 	f, err := compileCatalogFilter(filter)
 	if err != nil {
 		return nil, err
 	}
 	dbs := bson.A{}
 	var total int64
-	mayList, err := s.listableDatabases(r)
-	if err != nil {
-		return nil, err
-	}
 	names := s.Engine.Databases()
 	if s.Engine.IsOplog(engine.OplogDB, engine.OplogColl) && !slices.Contains(names, engine.OplogDB) {
 		// local holds the oplog, as on a replica set member

@@ -134,6 +134,31 @@ func TestAuthListDatabasesAuthorized(t *testing.T) {
 	}
 }
 
+// TestAuthListDatabasesAllRefused: authorizedDatabases: false from a user
+// without the listDatabases action fails as the command runs, with
+// MongoDB's own message rather than the authorization check's "not
+// authorized on admin to execute command", and before its filter is
+// parsed (CmdListDatabases::typedRun).
+func TestAuthListDatabasesAllRefused(t *testing.T) {
+	root, in := startAuthServer(t)
+	if _, err := runCmd(root, "app", bson.D{{Key: "createUser", Value: "carl"}, {Key: "pwd", Value: "pw"},
+		{Key: "roles", Value: bson.A{"read"}}}); err != nil {
+		t.Fatal(err)
+	}
+	carl := connectAs(t, in, "carl", "pw", "app", "")
+	for _, extra := range []bson.D{nil, {{Key: "filter", Value: bson.D{{Key: "$bad", Value: 1}}}}} {
+		cmd := append(bson.D{{Key: "listDatabases", Value: 1}, {Key: "authorizedDatabases", Value: false}}, extra...)
+		_, err := runCmd(carl, "admin", cmd)
+		requireError(t, err, 13, "Unauthorized", "Insufficient permissions to list all databases")
+	}
+	// unset, it lists what the user may read; a bad filter then fails
+	if _, err := runCmd(carl, "admin", bson.D{{Key: "listDatabases", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runCmd(carl, "admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "filter", Value: bson.D{{Key: "$bad", Value: 1}}}})
+	requireCode(t, err, 2, "BadValue")
+}
+
 // TestAuthMechanismsParameter: getParameter authenticationMechanisms lists
 // the mechanisms Folio authenticates with, by default MongoDB's (X.509,
 // which needs TLS, is TestX509Auth's), and each SCRAM one works.
