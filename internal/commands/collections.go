@@ -333,8 +333,15 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The order is MongoDB's (its listCollections reads the collection
+	// catalog, then the view catalog): the collections, each time series
+	// collection just before its buckets collection, as MongoDB lists it
+	// when it reaches the buckets; then the views. Collections come in
+	// name order here where MongoDB's catalog has its own.
 	type listed struct {
 		name string
+		view bool
+		key  string // the collection it is listed by
 		doc  bson.Raw
 	}
 	// A filter naming one collection (drivers ask so before creating
@@ -346,10 +353,10 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	var all []listed
 	for _, c := range colls(r.DB) {
-		all = append(all, listed{c.Name, marshal(collectionInfo(c, nameOnly))})
+		all = append(all, listed{c.Name, false, c.Name, marshal(collectionInfo(c, nameOnly))})
 	}
 	if s.Engine.IsOplog(r.DB, engine.OplogColl) && (!named || name == engine.OplogColl) {
-		all = append(all, listed{engine.OplogColl, marshal(s.oplogInfo(nameOnly))})
+		all = append(all, listed{engine.OplogColl, false, engine.OplogColl, marshal(s.oplogInfo(nameOnly))})
 	}
 	var views []*viewDef
 	if !selectsCollectionsOnly(filter) {
@@ -364,11 +371,28 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		info, isTS := s.tsInfo(r, v, nameOnly)
 		if !isTS {
-			info = viewInfo(v, nameOnly)
+			all = append(all, listed{v.name, true, v.name, marshal(viewInfo(v, nameOnly))})
+			continue
 		}
-		all = append(all, listed{v.name, marshal(info)})
+		all = append(all, listed{v.name, false, v.viewOn, marshal(info)})
 	}
-	slices.SortFunc(all, func(a, b listed) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(all, func(a, b listed) int {
+		switch {
+		case a.view != b.view:
+			if a.view {
+				return 1
+			}
+			return -1
+		case a.key != b.key:
+			return strings.Compare(a.key, b.key)
+		case a.name == a.key:
+			// a collection after the time series collection it buckets
+			return 1
+		case b.name == b.key:
+			return -1
+		}
+		return strings.Compare(a.name, b.name)
+	})
 	var batch []bson.Raw
 	for _, l := range all {
 		if !mayList(l.name) {

@@ -926,6 +926,48 @@ func TestListCollectionsByName(t *testing.T) {
 	}
 }
 
+// TestListCollectionsOrder: listCollections lists the collections before
+// the views, as MongoDB's reads its collection catalog and then its view
+// catalog, and a time series collection just before its buckets
+// collection, where MongoDB adds it (list_collections.cpp,
+// perCollectionWork); with nameOnly and with a filter naming them too.
+func TestListCollectionsOrder(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	for _, c := range []bson.D{
+		{{Key: "create", Value: "zcoll"}},
+		{{Key: "create", Value: "b"}},
+		{{Key: "create", Value: "aview"}, {Key: "viewOn", Value: "b"}, {Key: "pipeline", Value: bson.A{}}},
+		{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}},
+	} {
+		if err := db.RunCommand(ctx, c).Err(); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+	}
+	for _, tc := range []struct {
+		opts bson.D
+		want string
+	}{
+		{nil, "[b ts system.buckets.ts system.views zcoll aview]"},
+		{bson.D{{Key: "nameOnly", Value: true}}, "[b ts system.buckets.ts system.views zcoll aview]"},
+		{bson.D{{Key: "filter", Value: bson.D{{Key: "name", Value: bson.D{{Key: "$in", Value: bson.A{"aview", "zcoll", "ts"}}}}}}}, "[ts zcoll aview]"},
+	} {
+		r, err := runCmd(client, testDB, append(bson.D{{Key: "listCollections", Value: 1}}, tc.opts...))
+		if err != nil {
+			t.Fatalf("%v: %v", tc.opts, err)
+		}
+		var names []string
+		infos, _ := r.Lookup("cursor", "firstBatch").Array().Values()
+		for _, info := range infos {
+			names = append(names, info.Document().Lookup("name").StringValue())
+		}
+		if got := fmt.Sprint(names); got != tc.want {
+			t.Errorf("listCollections %v: %s, want %s", tc.opts, got, tc.want)
+		}
+	}
+}
+
 // TestIndexBackgroundKept: an index's background option changes nothing
 // (MongoDB builds every index the same way since 4.2) but is kept in its
 // specification, across a restart; listIndexes reports it as a boolean,

@@ -201,7 +201,8 @@ func TestViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(names) != 3 || names[0] != "bigbob" || names[1] != "orders" || names[2] != "system.views" {
+	// the collections, then the views (TestListCollectionsOrder)
+	if len(names) != 3 || names[0] != "orders" || names[1] != "system.views" || names[2] != "bigbob" {
 		t.Errorf("collections after the drop: %v", names)
 	}
 }
