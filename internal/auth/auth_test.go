@@ -290,3 +290,38 @@ func TestSystemRole(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivilegesAnyInDB: the privileges that reach into a database, as
+// MongoDB's isAuthorizedForAnyActionOnAnyResourceInDB counts them.
+func TestPrivilegesAnyInDB(t *testing.T) {
+	find := []string{"find"}
+	for _, tc := range []struct {
+		res  Resource
+		acts []string
+		db   string
+		want bool
+	}{
+		{Resource{Pattern: AnyResource}, find, "local", true},
+		{Resource{Pattern: ClusterResource}, []string{"listDatabases"}, "app", false},
+		{Resource{Pattern: AnyNormal}, find, "app", true},
+		{Resource{Pattern: AnyNormal}, find, "local", false},
+		{Resource{Pattern: AnyNormal}, find, "config", false},
+		{Resource{Pattern: Database, DB: "app"}, find, "app", true},
+		{Resource{Pattern: Database, DB: "app"}, find, "other", false},
+		{Resource{Pattern: CollectionName, Coll: "c"}, find, "other", true},
+		{Resource{Pattern: ExactNamespace, DB: "app", Coll: "c"}, find, "app", true},
+		{Resource{Pattern: ExactNamespace, DB: "app", Coll: "c"}, find, "other", false},
+		{Resource{Pattern: AnySystemBuckets}, find, "other", true},
+		{Resource{Pattern: SystemBucketsInDB, DB: "app"}, find, "app", true},
+		{Resource{Pattern: SystemBucketsInDB, DB: "app"}, find, "other", false},
+		{Resource{Pattern: SystemBucketsOfColl, Coll: "ts"}, find, "other", true},
+		{Resource{Pattern: ExactSystemBuckets, DB: "app", Coll: "ts"}, find, "app", true},
+		{Resource{Pattern: ExactSystemBuckets, DB: "app", Coll: "ts"}, find, "other", false},
+		{Resource{Pattern: Database, DB: "app"}, nil, "app", false},
+	} {
+		ps := Privileges{{Resource: tc.res, Actions: tc.acts}}
+		if got := ps.AnyInDB(tc.db); got != tc.want {
+			t.Errorf("%+v %v in %s: %v, want %v", tc.res, tc.acts, tc.db, got, tc.want)
+		}
+	}
+}

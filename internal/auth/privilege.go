@@ -95,6 +95,35 @@ func (ps Privileges) Allows(t Target, action string) bool {
 	return false
 }
 
+// AnyInDB reports whether some privilege with an action may apply to a
+// resource in database db, as MongoDB's
+// isAuthorizedForAnyActionOnAnyResourceInDB decides it (which
+// listDatabases' authorizedDatabases and listCollections'
+// authorizedCollections consult): anyResource; db itself or one of its
+// collections or buckets collections; every normal resource, but for db
+// local and config; or a collection or buckets collection pattern of every
+// database. The cluster resource is in no database.
+func (ps Privileges) AnyInDB(db string) bool {
+	for _, p := range ps {
+		if len(p.Actions) == 0 {
+			continue
+		}
+		switch r := p.Resource; r.Pattern {
+		case AnyResource, CollectionName, AnySystemBuckets, SystemBucketsOfColl:
+			return true
+		case AnyNormal:
+			if db != "local" && db != "config" {
+				return true
+			}
+		case Database, ExactNamespace, SystemBucketsInDB, ExactSystemBuckets:
+			if r.DB == db {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Merge combines the privileges on equal resources, in first-seen order,
 // as MongoDB shows a role's or user's privileges.
 func Merge(ps []Privilege) Privileges {

@@ -109,7 +109,7 @@ func init() {
 	authzRules["updateUser"] = authzRule{userNeeds: updateUserNeeds}
 	authzRules["usersInfo"] = authzRule{userNeeds: usersInfoNeeds}
 	authzRules["currentOp"] = authzRule{needs: currentOpNeeds}
-	authzRules["listCollections"] = authzRule{needs: listCollectionsNeeds}
+	authzRules["listCollections"] = authzRule{userNeeds: listCollectionsNeeds}
 	authzRules["rolesInfo"] = authzRule{userNeeds: rolesInfoNeeds}
 	for _, n := range []string{"enableSharding", "enablesharding", "shardCollection", "shardcollection"} {
 		authzRules[n] = authzRule{needs: enableShardingNeeds}
@@ -852,19 +852,7 @@ func (s *Service) listableDatabases(r *Request) (func(string) bool, error) {
 		}
 		return all, nil
 	}
-	return func(db string) bool {
-		for _, p := range u.privs {
-			switch p.Resource.Pattern {
-			case auth.AnyResource, auth.AnyNormal:
-				return true
-			case auth.Database, auth.ExactNamespace:
-				if p.Resource.DB == db {
-					return true
-				}
-			}
-		}
-		return false
-	}, nil
+	return u.privs.AnyInDB, nil
 }
 
 // currentOpNeeds: inprog on the cluster, unless the command asks only for
@@ -899,9 +887,10 @@ func authorizedCollectionNames(r *Request) bool {
 }
 
 // listCollectionsNeeds: listCollections on the database, but for
-// authorizedCollections with nameOnly.
-func listCollectionsNeeds(r *Request) ([]need, error) {
-	if authorizedCollectionNames(r) {
+// authorizedCollections with nameOnly from a user with some privilege in
+// it (MongoDB's checkAuthorizedToListCollections).
+func listCollectionsNeeds(r *Request, u *authedUser) ([]need, error) {
+	if authorizedCollectionNames(r) && u.privs.AnyInDB(r.DB) {
 		return nil, nil
 	}
 	return []need{{auth.DBTarget(r.DB), "listCollections"}}, nil

@@ -83,7 +83,8 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{}}}, nil},
 		{bson.D{{Key: "listCollections", Value: 1}}, []need{{db, "listCollections"}}},
 		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}}, []need{{db, "listCollections"}}},
-		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}, {Key: "nameOnly", Value: true}}, nil},
+		// the user here holds no privilege in db (checkAuthorizedToListCollections)
+		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}, {Key: "nameOnly", Value: true}}, []need{{db, "listCollections"}}},
 		{bson.D{{Key: "dbStats", Value: 1}}, []need{{db, "dbStats"}}},
 		{bson.D{{Key: "dropDatabase", Value: 1}}, []need{{db, "dropDatabase"}}},
 		{bson.D{{Key: "serverStatus", Value: 1}}, []need{{cl, "serverStatus"}}},

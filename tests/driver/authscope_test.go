@@ -159,6 +159,58 @@ func TestAuthListDatabasesAllRefused(t *testing.T) {
 	requireCode(t, err, 2, "BadValue")
 }
 
+// TestAuthListOwnNames: listCollections with authorizedCollections and
+// nameOnly lists what a user may reach in a database it holds some
+// privilege in, and needs the listCollections action elsewhere
+// (checkAuthorizedToListCollections); listDatabases with
+// authorizedDatabases counts a privilege on a collection name of every
+// database as one in each (isAuthorizedForAnyActionOnAnyResourceInDB).
+func TestAuthListOwnNames(t *testing.T) {
+	root, in := startAuthServer(t)
+	ctx := context.Background()
+	for _, db := range []string{"app", "other"} {
+		if _, err := root.Database(db).Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := runCmd(root, "admin", bson.D{{Key: "createRole", Value: "findAnyC"}, {Key: "roles", Value: bson.A{}},
+		{Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: ""}, {Key: "collection", Value: "c"}}}, {Key: "actions", Value: bson.A{"find"}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []bson.D{
+		{{Key: "createUser", Value: "dana"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"read"}}},
+		{{Key: "createUser", Value: "eve"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "findAnyC"}, {Key: "db", Value: "admin"}}}}},
+	} {
+		if _, err := runCmd(root, "app", u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dana := connectAs(t, in, "dana", "pw", "app", "")
+	own := bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}, {Key: "nameOnly", Value: true}}
+	if _, err := runCmd(dana, "app", own); err != nil {
+		t.Errorf("dana's own collections in app: %v", err)
+	}
+	_, err := runCmd(dana, "other", own)
+	requireCode(t, err, 13, "Unauthorized")
+
+	eve := connectAs(t, in, "eve", "pw", "app", "")
+	r, err := runCmd(eve, "other", own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Lookup("cursor", "firstBatch").String(); got != `[{"name": "c","type": "collection"}]` {
+		t.Errorf("eve's own collections in other: %s", got)
+	}
+	r, err = runCmd(eve, "admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true},
+		{Key: "filter", Value: bson.D{{Key: "name", Value: bson.D{{Key: "$in", Value: bson.A{"app", "other"}}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Lookup("databases").String(); got != `[{"name": "app"},{"name": "other"}]` {
+		t.Errorf("eve's databases: %s", got)
+	}
+}
+
 // TestAuthMechanismsParameter: getParameter authenticationMechanisms lists
 // the mechanisms Folio authenticates with, by default MongoDB's (X.509,
 // which needs TLS, is TestX509Auth's), and each SCRAM one works.
