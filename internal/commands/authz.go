@@ -897,24 +897,25 @@ func listCollectionsNeeds(r *Request, u *authedUser) ([]need, error) {
 }
 
 // listableCollections says which collections listCollections shows r's
-// user: all without access control or with the listCollections action,
-// else (authorizedCollections) those it holds a privilege on.
+// user: all without access control or without authorizedCollections;
+// with it (whether or not nameOnly, and even for a user holding the
+// listCollections action) those the user holds some privilege on, so a
+// database-wide privilege leaves out the system collections, as MongoDB's
+// typedRun skips each namespace isAuthorizedForAnyActionOnResource
+// refuses.
 func (s *Service) listableCollections(r *Request) (func(string) bool, error) {
 	all := func(string) bool { return true }
-	if !s.Access.Enabled || !authorizedCollectionNames(r) {
+	if !s.Access.Enabled || !r.args.bool("authorizedCollections") {
 		return all, nil
 	}
 	u, err := s.privileges(r.Conn)
 	if err != nil || u == nil {
 		return all, err
 	}
-	if u.privs.Allows(auth.DBTarget(r.DB), "listCollections") {
-		return all, nil
-	}
 	return func(coll string) bool {
 		t := auth.NSTarget(r.DB, coll)
 		for _, p := range u.privs {
-			if p.Resource.Matches(t) {
+			if len(p.Actions) > 0 && p.Resource.Matches(t) {
 				return true
 			}
 		}

@@ -193,8 +193,36 @@ func TestAuthListOwnNames(t *testing.T) {
 	_, err := runCmd(dana, "other", own)
 	requireCode(t, err, 13, "Unauthorized")
 
+	// authorizedCollections, with or without nameOnly, lists only what
+	// the user holds a privilege on, even with the listCollections
+	// action: read's database-wide privileges leave system.views out
+	if err := root.Database("app").RunCommand(ctx, bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []bson.D{own, {{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}}} {
+		r, err := runCmd(dana, "app", cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		infos, _ := r.Lookup("cursor", "firstBatch").Array().Values()
+		for _, info := range infos {
+			names = append(names, info.Document().Lookup("name").StringValue())
+		}
+		if got := fmt.Sprint(names); got != "[c v]" {
+			t.Errorf("dana's %v in app: %s, want [c v]", cmd, got)
+		}
+	}
+	r, err := runCmd(dana, "app", bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Lookup("cursor", "firstBatch").String(); got != `[{"name": "c","type": "collection"},{"name": "system.views","type": "collection"},{"name": "v","type": "view"}]` {
+		t.Errorf("dana's listCollections in app: %s", got)
+	}
+
 	eve := connectAs(t, in, "eve", "pw", "app", "")
-	r, err := runCmd(eve, "other", own)
+	r, err = runCmd(eve, "other", own)
 	if err != nil {
 		t.Fatal(err)
 	}
