@@ -16,14 +16,14 @@ var commandReaders = map[string]string{
 	"collectionArg": "the collection in the first field",
 	"parseGeneric":  "the generic arguments",
 	"opNamespace":   "the namespace currentOp shows",
-	// currentOp shows a running operation's command
-	"reportedCommand": "the comment a truncated command keeps",
-	"parseArgs":       "the declared fields",
-	"eachExtra":       "an open command's undeclared fields",
-	"first":           "the first field",
-	"Name":            "the command name",
-	"withDB":          "whether the command explained names its $db",
-	"explainedDB":     "the $db of the command explained",
+	// currentOp and the profiler show an operation's command
+	"abbreviatedCommand": "the comment a truncated command keeps",
+	"parseArgs":          "the declared fields",
+	"eachExtra":          "an open command's undeclared fields",
+	"first":              "the first field",
+	"Name":               "the command name",
+	"withDB":             "whether the command explained names its $db",
+	"explainedDB":        "the $db of the command explained",
 	// the advisor reads a command as it ran, as the profiler shows it
 	"observeForAdvice": "the command's filter, sort, skip and writes",
 	"observeLookups":   "an aggregate's $lookup stages",

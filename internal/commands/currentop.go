@@ -243,16 +243,25 @@ func (op *activeOp) bind(r *Request) {
 const maxReportedCommand = 1000
 
 // reportedCommand is cmd as currentOp shows it: whole, or when truncate
-// is set and cmd is larger than maxReportedCommand, as MongoDB's
-// appendAsObjOrString abbreviates it: {$truncated: <its text cut to
-// maxReportedCommand bytes, ending in "...">, comment: <its comment>}.
+// is set, abbreviated past maxReportedCommand bytes (abbreviatedCommand).
 func reportedCommand(cmd bson.Raw, truncate bool) any {
-	if !truncate || len(cmd) <= maxReportedCommand {
+	if !truncate {
+		return cmd
+	}
+	return abbreviatedCommand(cmd, maxReportedCommand)
+}
+
+// abbreviatedCommand is cmd, or when it is larger than limit bytes, cmd as
+// MongoDB's appendAsObjOrString abbreviates it for currentOp and the
+// profiler: {$truncated: <its text cut to limit bytes, ending in "...">,
+// comment: <its comment, when it has one>}.
+func abbreviatedCommand(cmd bson.Raw, limit int) any {
+	if len(cmd) <= limit {
 		return cmd
 	}
 	text := values.ShellDoc(cmd)
-	if len(text) > maxReportedCommand {
-		text = text[:maxReportedCommand-3] + "..."
+	if len(text) > limit {
+		text = text[:limit-3] + "..."
 	}
 	d := bson.D{{Key: "$truncated", Value: strings.ToValidUTF8(text, "\uFFFD")}}
 	if c, err := cmd.LookupErr("comment"); err == nil {

@@ -96,19 +96,17 @@ func (rec *opRecord) scanned() bool {
 }
 
 // maxProfiledCommand is the size beyond which a profile entry shows a
-// command as a $truncated string, as MongoDB does.
+// command abbreviated (abbreviatedCommand), as MongoDB's OpDebug::append
+// does.
 const maxProfiledCommand = 50 << 10
 
-// entry is rec as a system.profile document.
+// entry is rec as a system.profile document, ending as MongoDB's
+// introspect.cpp profile() ends it: ts, client, appName (when the client's
+// handshake named its application), allUsers, user.
 func (rec *opRecord) entry(now time.Time) bson.Raw {
-	var cmd any = rec.cmd
-	if len(rec.cmd) > maxProfiledCommand {
-		s, _ := bsoncore.Document(rec.cmd).StringN(maxProfiledCommand)
-		cmd = bson.D{{Key: "$truncated", Value: s}}
-	}
-	d := bson.D{{Key: "op", Value: rec.op}, {Key: "ns", Value: rec.ns}, {Key: "command", Value: cmd}}
+	d := bson.D{{Key: "op", Value: rec.op}, {Key: "ns", Value: rec.ns}, {Key: "command", Value: abbreviatedCommand(rec.cmd, maxProfiledCommand)}}
 	if rec.out.origin != nil {
-		d = append(d, bson.E{Key: "originatingCommand", Value: rec.out.origin})
+		d = append(d, bson.E{Key: "originatingCommand", Value: abbreviatedCommand(rec.out.origin, maxProfiledCommand)})
 	}
 	if rec.out.cursor && rec.out.cursorID != 0 {
 		d = append(d, bson.E{Key: "cursorid", Value: rec.out.cursorID})
@@ -132,17 +130,22 @@ func (rec *opRecord) entry(now time.Time) bson.Raw {
 		d = append(d, bson.E{Key: "planSummary", Value: ps})
 	}
 	d = append(d, bson.E{Key: "ts", Value: bson.NewDateTimeFromTime(now)})
-	client, users, user := "", bson.A{}, ""
+	client, app, users, user := "", "", bson.A{}, ""
 	if rec.conn != nil {
 		client = rec.conn.Remote
 		if host, _, err := net.SplitHostPort(client); err == nil {
 			client = host
 		}
+		app = rec.conn.AppName
 		if u, ok := rec.conn.userName(); ok {
 			users, user = bson.A{u.Doc()}, u.String()
 		}
 	}
-	d = append(d, bson.E{Key: "client", Value: client}, bson.E{Key: "allUsers", Value: users}, bson.E{Key: "user", Value: user})
+	d = append(d, bson.E{Key: "client", Value: client})
+	if app != "" {
+		d = append(d, bson.E{Key: "appName", Value: app})
+	}
+	d = append(d, bson.E{Key: "allUsers", Value: users}, bson.E{Key: "user", Value: user})
 	return marshal(d)
 }
 

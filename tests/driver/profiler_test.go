@@ -605,3 +605,59 @@ func TestProfilerKeysInsertedDeleted(t *testing.T) {
 		t.Errorf("entries %q, want %q", got, want)
 	}
 }
+
+// TestProfilerAppNameAndTruncatedCommand: an entry names the client's
+// application (its handshake's client.application.name) between client
+// and allUsers, and none for a client that gave no name, as MongoDB's
+// introspect.cpp profile() does; a command past 50 KB is shown as
+// {$truncated: <its text, ending in "...">, comment: <its comment>}, as
+// appendAsObjOrString abbreviates it (profile_find.js).
+func TestProfilerAppNameAndTruncatedCommand(t *testing.T) {
+	_, in := startServer(t)
+	ctx := context.Background()
+	named := connect(t, in, options.Client().SetAppName("prof app"))
+	db := named.Database("profapp")
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	big := bson.D{}
+	for i := range 501 {
+		big = append(big, bson.E{Key: strconv.Itoa(i), Value: string(make([]byte, 150))})
+	}
+	if err := db.Collection("c").FindOne(ctx, big, options.FindOne().SetComment("profile_find")).Err(); !errors.Is(err, mongo.ErrNoDocuments) {
+		t.Fatal(err)
+	}
+	if err := connect(t, in).Database("profapp").Collection("c").FindOne(ctx, bson.D{{Key: "x", Value: 1}}).Err(); !errors.Is(err, mongo.ErrNoDocuments) {
+		t.Fatal(err)
+	}
+	var queries []bson.Raw
+	for _, e := range profileEntries(t, db) {
+		if e.Lookup("op").StringValue() == "query" {
+			queries = append(queries, e)
+		}
+	}
+	if len(queries) != 2 {
+		t.Fatalf("%d query entries, want 2", len(queries))
+	}
+	keys := func(e bson.Raw) []string {
+		elems, _ := e.Elements()
+		var k []string
+		for _, el := range elems {
+			k = append(k, el.Key())
+		}
+		return k
+	}
+	long, short := queries[0], queries[1]
+	if k := keys(long); !slices.Equal(k[len(k)-5:], []string{"ts", "client", "appName", "allUsers", "user"}) || long.Lookup("appName").StringValue() != "prof app" {
+		t.Errorf("entry of a named client: %v, appName %s", k, long.Lookup("appName"))
+	}
+	if _, err := short.LookupErr("appName"); err == nil {
+		t.Errorf("entry of a client without an application name: %s", short)
+	}
+	cmd := long.Lookup("command").Document()
+	text, ok := cmd.Lookup("$truncated").StringValueOK()
+	if k := keys(cmd); !ok || !slices.Equal(k, []string{"$truncated", "comment"}) || len(text) != 50<<10 || text[len(text)-3:] != "..." ||
+		cmd.Lookup("comment").StringValue() != "profile_find" {
+		t.Errorf("truncated command %v, %d bytes of text", keys(cmd), len(text))
+	}
+}
