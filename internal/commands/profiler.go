@@ -114,6 +114,7 @@ func (rec *opRecord) entry(now time.Time) bson.Raw {
 	if rec.scanned() {
 		d = append(d, bson.E{Key: "keysExamined", Value: rec.stats.KeysExamined}, bson.E{Key: "docsExamined", Value: rec.stats.DocsExamined})
 	}
+	d = append(d, rec.planFields()...)
 	d = append(d, rec.writeFields()...)
 	if rec.out.cursor {
 		if rec.out.cursorID == 0 {
@@ -147,6 +148,29 @@ func (rec *opRecord) entry(now time.Time) bson.Raw {
 	}
 	d = append(d, bson.E{Key: "allUsers", Value: users}, bson.E{Key: "user", Value: user})
 	return marshal(d)
+}
+
+// planFields are how the operation's plan was chosen and run, each only
+// when true, as MongoDB's OpDebug shows them after docsExamined: a blocking
+// sort (hasSortStage), a trial among candidates (fromMultiPlanner), a plan
+// from the plan cache (fromPlanCache), a cached plan replaced
+// (replanned, replanReason).
+func (rec *opRecord) planFields() []bson.E {
+	st := &rec.stats
+	var f []bson.E
+	if st.SortStage {
+		f = append(f, bson.E{Key: "hasSortStage", Value: true})
+	}
+	if st.MultiPlanned {
+		f = append(f, bson.E{Key: "fromMultiPlanner", Value: true})
+	}
+	if st.FromPlanCache {
+		f = append(f, bson.E{Key: "fromPlanCache", Value: true})
+	}
+	if st.ReplanReason != "" {
+		f = append(f, bson.E{Key: "replanned", Value: true}, bson.E{Key: "replanReason", Value: st.ReplanReason})
+	}
+	return f
 }
 
 // writeFields are the counts of a write's entry, then the index keys its
@@ -209,6 +233,9 @@ func (rec *opRecord) logAttrs(limit int) []any {
 	}
 	if rec.scanned() {
 		a = append(a, "keysExamined", rec.stats.KeysExamined, "docsExamined", rec.stats.DocsExamined)
+	}
+	for _, f := range rec.planFields() {
+		a = append(a, f.Key, f.Value)
 	}
 	if rec.out.cursor {
 		if rec.out.cursorID == 0 {

@@ -419,6 +419,9 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 	case ordered:
 		return m, nil
 	}
+	if stats.plan == p {
+		stats.SortStage = true
+	}
 	return sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir)
 }
 

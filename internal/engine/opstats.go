@@ -34,7 +34,15 @@ type OpStats struct {
 	// made under its context (retry, Txn.CommitRecorded): the time of the
 	// last oplog entry they wrote, which MongoDB replies with as the
 	// write's operationTime. 0 when they logged none.
-	OpTime    uint64
+	OpTime uint64
+	// How the first plan was chosen and run, as MongoDB's PlanSummaryStats
+	// report it to the profiler: by a trial among candidates
+	// (MultiPlanned), from the plan cache (FromPlanCache), by a trial
+	// after the cached plan fell short (ReplanReason says why); SortStage
+	// reports that its results were sorted in memory (a blocking sort).
+	MultiPlanned, FromPlanCache, SortStage bool
+	ReplanReason                           string
+
 	plan      *planner.Plan
 	clustered bool
 	count     bool
@@ -215,6 +223,7 @@ func (s *OpStats) Add(o OpStats) {
 	s.OpTime = max(s.OpTime, o.OpTime)
 	if s.plan == nil {
 		s.plan, s.clustered, s.count = o.plan, o.clustered, o.count
+		s.MultiPlanned, s.FromPlanCache, s.SortStage, s.ReplanReason = o.MultiPlanned, o.FromPlanCache, o.SortStage, o.ReplanReason
 		s.live.set(s.plan, s.clustered, s.count)
 	}
 }

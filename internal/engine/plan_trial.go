@@ -80,6 +80,7 @@ type trialCand struct {
 	inputEnd, sortedN int64
 	eofAt, stopAt     int64 // the work it reached its end, the work it would end the trial (0: not yet)
 	failAt            int64 // the work its sort failed (0: never)
+	failErr           error // why it failed
 	elapsed           time.Duration
 	kept              []trialDoc // a find's continuation (keep)
 	keep              bool
@@ -345,7 +346,7 @@ func (cd *trialCand) step(q compiledFind, spec trialSpec, want int64) error {
 				err = cd.sort.Add(sorter.Entry{Key: key, Doc: doc})
 			}
 			if err != nil {
-				cd.failAt = w
+				cd.failAt, cd.failErr = w, err
 			}
 		}
 		return nil

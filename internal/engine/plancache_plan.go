@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -45,14 +46,23 @@ func (e *Engine) choosePlan(ctx context.Context, c *Collection, q compiledFind, 
 		}
 		return res.winner, res, nil
 	}
+	// The choice of the operation's first plan is reported with it.
+	st := opStatsIn(ctx)
+	if st != nil && st.plan != nil {
+		st = nil
+	}
 	id := identify(c, q)
+	reason := ""
 	if got := c.plans.get(c, id.key); got.found && got.active {
 		if p := candidateOn(cands, got.ix, got.path); p != nil {
-			ok, err := e.cachedPlanHolds(ctx, c, q, p, txn, limit, got.works)
-			if err != nil {
+			var err error
+			if reason, err = e.cachedPlanHolds(ctx, c, q, p, txn, limit, got.works); err != nil {
 				return nil, nil, err
 			}
-			if ok {
+			if reason == "" {
+				if st != nil {
+					st.FromPlanCache = true
+				}
 				return p, nil, nil
 			}
 			c.plans.deactivate(c, id.key)
@@ -61,6 +71,9 @@ func (e *Engine) choosePlan(ctx context.Context, c *Collection, q compiledFind, 
 	res, err := e.trialPlans(ctx, c, q, cands, txn, limit)
 	if err != nil {
 		return nil, nil, err
+	}
+	if st != nil {
+		st.MultiPlanned, st.ReplanReason = true, reason
 	}
 	if res.winner.Or == nil { // a union is planned again each time
 		c.plans.record(c, e.cacheEntry(c, id, q, res, limit))
@@ -91,7 +104,10 @@ func wildcardPath(p *planner.Plan) string {
 // cachedPlanHolds runs the cached plan p as MongoDB's cached plan stage
 // does: it holds if it returns the trial's results (or reaches its end)
 // within cacheEvictionRatio times the entry's works, and does not fail.
-func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, limit, works int64) (bool, error) {
+// When it does not hold, the reason is why, in the words of MongoDB's
+// CachedPlanStage::pickBestPlan (the profiler's replanReason); "" when it
+// holds.
+func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, limit, works int64) (reason string, err error) {
 	budget := max(cacheEvictionRatio*works, 1)
 	spec := specOf(q, limit)
 	spec.keep = false
@@ -102,14 +118,21 @@ func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledF
 	tc, err := e.openTrial(ctx, c, q, []*planner.Plan{p}, txn, spec)
 	defer closeTrial(ctx, tc)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	if _, err := e.runTrial(ctx, q, tc, spec, want, budget); err != nil {
-		return false, err
+		return "", err
 	}
 	cd := tc[0]
-	// a failing cached plan is replanned
-	return cd.failAt == 0 && cd.stopAt != 0 && cd.stopAt <= budget, nil
+	switch {
+	case cd.failAt != 0:
+		// a failing cached plan is replanned
+		fe := mongoerr.As(cd.failErr)
+		return fmt.Sprintf("cached plan returned: %s: %s", fe.Code.Name(), fe.Msg), nil
+	case cd.stopAt == 0 || cd.stopAt > budget:
+		return fmt.Sprintf("cached plan was less efficient than expected: expected trial execution to take %d works but it took at least %d works", works, budget), nil
+	}
+	return "", nil
 }
 
 // cacheEntry builds the entry recording a trial's outcome for the query

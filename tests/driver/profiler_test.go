@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"testing"
@@ -659,5 +660,108 @@ func TestProfilerAppNameAndTruncatedCommand(t *testing.T) {
 	if k := keys(cmd); !ok || !slices.Equal(k, []string{"$truncated", "comment"}) || len(text) != 50<<10 || text[len(text)-3:] != "..." ||
 		cmd.Lookup("comment").StringValue() != "profile_find" {
 		t.Errorf("truncated command %v, %d bytes of text", keys(cmd), len(text))
+	}
+}
+
+// TestProfilerPlanChoice: an entry tells how its plan was chosen and run,
+// each field only when true and right after docsExamined, as MongoDB's
+// OpDebug::append shows its PlanSummaryStats (profile_find.js): a trial
+// among candidate plans (fromMultiPlanner), the plan cache's active entry
+// (fromPlanCache, on the third run of a shape), a cached plan that fell
+// short and was replaced by a new trial (replanned, replanReason, with
+// fromMultiPlanner), an in-memory sort (hasSortStage).
+func TestProfilerPlanChoice(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("profplan")
+	c := db.Collection("c")
+	index := func(keys ...string) {
+		t.Helper()
+		for _, k := range keys {
+			if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: k, Value: 1}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var latest bson.Raw
+	find := func(filter, sort bson.D) bson.Raw {
+		t.Helper()
+		opts := options.FindOne()
+		if sort != nil {
+			opts.SetSort(sort)
+		}
+		if err := c.FindOne(ctx, filter, opts).Err(); err != nil {
+			t.Fatal(err)
+		}
+		entries := profileEntries(t, db)
+		if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		latest = entries[len(entries)-1]
+		return latest
+	}
+	// the fields after docsExamined, up to the next one always there
+	planFields := func(e bson.Raw) []string {
+		elems, _ := e.Elements()
+		var k []string
+		after := false
+		for _, el := range elems {
+			switch key := el.Key(); {
+			case key == "docsExamined":
+				after = true
+			case key == "cursorExhausted" || key == "nreturned":
+				return k
+			case after:
+				k = append(k, key)
+			}
+		}
+		return k
+	}
+	want := func(e bson.Raw, fields ...string) {
+		t.Helper()
+		if got := planFields(e); !slices.Equal(got, fields) {
+			t.Errorf("fields after docsExamined %v, want %v: %s", got, fields, e)
+		}
+	}
+	index("a")
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "a", Value: i}, {Key: "b", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want(find(bson.D{}, nil))
+	ab := bson.D{{Key: "a", Value: 3}, {Key: "b", Value: 3}}
+	want(find(ab, nil), "fromMultiPlanner")
+	if ps := latest.Lookup("planSummary").StringValue(); ps != "IXSCAN { a: 1, b: 1 }" {
+		t.Errorf("planSummary %q", ps)
+	}
+	want(find(ab, nil), "fromMultiPlanner") // the entry is made active
+	want(find(ab, nil), "fromPlanCache")
+	// {a: 1} and {a: 1, b: 1} are both candidates
+	want(find(bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 0}}}}, bson.D{{Key: "b", Value: 1}}), "hasSortStage", "fromMultiPlanner")
+	want(find(bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 0}}}}, bson.D{{Key: "a", Value: 1}}), "fromMultiPlanner")
+	want(find(bson.D{{Key: "b", Value: 1}}, bson.D{{Key: "b", Value: -1}}), "hasSortStage")
+
+	if err := c.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	index("a", "b")
+	for i := range 20 {
+		if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "a", Value: 5}, {Key: "b", Value: i}}, bson.D{{Key: "a", Value: i}, {Key: "b", Value: 10}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	find(bson.D{{Key: "a", Value: 5}, {Key: "b", Value: 15}}, nil)
+	find(bson.D{{Key: "a", Value: 5}, {Key: "b", Value: 15}}, nil)
+	want(find(bson.D{{Key: "a", Value: 15}, {Key: "b", Value: 10}}, nil), "fromMultiPlanner", "replanned", "replanReason")
+	reason := regexp.MustCompile(`^cached plan was less efficient than expected: expected trial execution to take [0-9]+ works but it took at least [0-9]+ works$`)
+	if r := latest.Lookup("replanReason").StringValue(); !reason.MatchString(r) {
+		t.Errorf("replanReason %q", r)
 	}
 }
