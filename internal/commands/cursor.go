@@ -417,6 +417,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.op.noteGetMore(a.id)
 	var interrupt func(error)
 	if op := r.op; op != nil {
 		interrupt = op.kill

@@ -31,6 +31,10 @@ type opOutcome struct {
 	cursorID  int64
 	// origin is a getMore's cursor's opening command.
 	origin bson.Raw
+	// getMore is the cursor a getMore asked for, which its entry names
+	// even when the getMore exhausted it or failed, as MongoDB's
+	// getmore_cmd.cpp records the request's cursorid in OpDebug first.
+	getMore int64
 	// writes, when set, are a write's counts (insert, or an update or
 	// delete statement).
 	writes *writeCounts
@@ -47,6 +51,13 @@ type writeCounts struct {
 func (op *activeOp) noteCursor(n int, id int64) {
 	if op != nil {
 		op.out.cursor, op.out.nreturned, op.out.cursorID = true, op.out.nreturned+int64(n), id
+	}
+}
+
+// noteGetMore records the cursor a getMore asked for.
+func (op *activeOp) noteGetMore(id int64) {
+	if op != nil {
+		op.out.getMore = id
 	}
 }
 
@@ -108,7 +119,10 @@ func (rec *opRecord) entry(now time.Time) bson.Raw {
 	if rec.out.origin != nil {
 		d = append(d, bson.E{Key: "originatingCommand", Value: abbreviatedCommand(rec.out.origin, maxProfiledCommand)})
 	}
-	if rec.out.cursor && rec.out.cursorID != 0 {
+	switch {
+	case rec.out.getMore != 0:
+		d = append(d, bson.E{Key: "cursorid", Value: rec.out.getMore})
+	case rec.out.cursor && rec.out.cursorID != 0:
 		d = append(d, bson.E{Key: "cursorid", Value: rec.out.cursorID})
 	}
 	if rec.scanned() {

@@ -765,3 +765,53 @@ func TestProfilerPlanChoice(t *testing.T) {
 		t.Errorf("replanReason %q", r)
 	}
 }
+
+// TestProfilerGetMoreCursorID: a getMore's entry names the cursor it asked
+// for also when it exhausted the cursor (cursorExhausted) or failed, as
+// MongoDB's getMore records its request's cursorid before it runs
+// (profile_getmore.js: "cursorid should always be present on getMore");
+// a find's entry names its cursor only when it left it open.
+func TestProfilerGetMoreCursorID(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := sessionCtx(t, client)
+	db := client.Database("profgetmore")
+	c := db.Collection("c")
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "a", Value: 2}}, bson.D{{Key: "a", Value: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	find, err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 2}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := find.Lookup("cursor", "id").Int64()
+	if err := db.RunCommand(ctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	err = db.RunCommand(ctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}}).Err()
+	requireCode(t, err, 43, "CursorNotFound")
+	var getMores []bson.Raw
+	for _, e := range profileEntries(t, db) {
+		switch e.Lookup("op").StringValue() {
+		case "query":
+			if got, ok := e.Lookup("cursorid").AsInt64OK(); !ok || got != id {
+				t.Errorf("find entry's cursorid %d, want %d: %s", got, id, e)
+			}
+		case "getmore":
+			getMores = append(getMores, e)
+		}
+	}
+	if len(getMores) != 2 {
+		t.Fatalf("%d getMore entries, want 2", len(getMores))
+	}
+	for i, e := range getMores {
+		if got, ok := e.Lookup("cursorid").AsInt64OK(); !ok || got != id {
+			t.Errorf("getMore %d's cursorid %d, want %d: %s", i, got, id, e)
+		}
+	}
+	if !getMores[0].Lookup("cursorExhausted").Boolean() || getMores[1].Lookup("errCode").AsInt64() != 43 {
+		t.Errorf("getMore entries %s, %s", getMores[0], getMores[1])
+	}
+}
