@@ -44,6 +44,11 @@ type opOutcome struct {
 type writeCounts struct {
 	kind                    string // insert, update or remove
 	n, nModified, nUpserted int64
+	// failed marks an update or delete statement that failed, whose entry
+	// shows no counts: MongoDB records them in OpDebug only once the
+	// statement's executor has finished (write_ops_exec.cpp,
+	// performSingleUpdateOp and performSingleDeleteOp).
+	failed bool
 }
 
 // noteCursor records a cursor reply: n documents, the cursor left open
@@ -196,6 +201,7 @@ func (rec *opRecord) writeFields() []bson.E {
 	switch {
 	case w == nil:
 		return nil
+	case w.failed:
 	case w.kind == "insert":
 		f = []bson.E{{Key: "ninserted", Value: w.n}}
 	case w.kind == "remove":
@@ -361,7 +367,7 @@ func (s *Service) profileStatement(r *Request, kind string, stmt bson.Raw) (done
 		st := op.stats
 		op.stats = saved
 		op.stats.Add(st)
-		w.kind = kind
+		w.kind, w.failed = kind, err != nil
 		cmd := stmt
 		if kind == "update" {
 			cmd = updateOpEntry(stmt)

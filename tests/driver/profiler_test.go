@@ -815,3 +815,57 @@ func TestProfilerGetMoreCursorID(t *testing.T) {
 		t.Errorf("getMore entries %s, %s", getMores[0], getMores[1])
 	}
 }
+
+// TestProfilerFailedStatementCounts: an update or delete statement that
+// fails shows no counts (nMatched, nModified, nUpserted, ndeleted), as
+// MongoDB records them only once the statement's executor has finished
+// (profile_delete.js: a delete past its maxTimeMS has no ndeleted); one
+// that succeeds shows them, zeros included.
+func TestProfilerFailedStatementCounts(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("proffailed")
+	c := db.Collection("c")
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "u", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "u", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "u", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 2}}}})
+	if !mongo.IsDuplicateKeyError(err) {
+		t.Fatalf("update: %v, want a duplicate key error", err)
+	}
+	divide := bson.D{{Key: "$expr", Value: bson.D{{Key: "$divide", Value: bson.A{1, 0}}}}}
+	if _, err := c.DeleteMany(ctx, divide); err == nil {
+		t.Fatal("a delete dividing by zero succeeded")
+	}
+	if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	var writes []bson.Raw
+	for _, e := range profileEntries(t, db) {
+		if op := e.Lookup("op").StringValue(); op == "update" || op == "remove" {
+			writes = append(writes, e)
+		}
+	}
+	if len(writes) != 3 {
+		t.Fatalf("%d update and remove entries, want 3", len(writes))
+	}
+	for _, e := range writes[:2] {
+		for _, f := range []string{"nMatched", "nModified", "nUpserted", "ndeleted"} {
+			if _, err := e.LookupErr(f); err == nil {
+				t.Errorf("failed statement's entry has %s: %s", f, e)
+			}
+		}
+		if _, err := e.LookupErr("errCode"); err != nil {
+			t.Errorf("failed statement's entry without its error: %s", e)
+		}
+	}
+	if n, ok := writes[2].Lookup("ndeleted").AsInt64OK(); !ok || n != 0 {
+		t.Errorf("delete of nothing: %s", writes[2])
+	}
+}
