@@ -171,7 +171,7 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 	err = e.retry(ctx, func(tx storage.Txn) error {
 		chunkErrs = slices.Clone(werrs)
 		var err error
-		n, err = e.commitInserts(tx, c, pending, keys, ordered, rec, &chunkErrs, &flagged)
+		n, err = e.commitInserts(tx, c, pending, keys, ordered, rec, &chunkErrs, &flagged, opStatsIn(ctx))
 		return err
 	})
 	if err != nil {
@@ -183,9 +183,11 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 
 // commitInserts commits in tx the documents of pending (whose document keys
 // are keys) that are not duplicates, appending the failures of the others
-// to werrs, and returns how many it inserted. The caller holds the locks of
-// keys; flagged carries, across retries, that it raised an index's flag.
-func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingInsert, keys [][]byte, ordered bool, rec Recorder, werrs *[]WriteError, flagged *bool) (int, error) {
+// to werrs, and returns how many it inserted; once they are committed,
+// st (when not nil) counts the index keys they added. The caller holds the
+// locks of keys; flagged carries, across retries, that it raised an
+// index's flag.
+func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingInsert, keys [][]byte, ordered bool, rec Recorder, werrs *[]WriteError, flagged *bool, st *OpStats) (int, error) {
 	fail := func(i int, err error) { *werrs = append(*werrs, WriteError{Index: i, Err: mongoerr.As(err)}) }
 	// Under the locks and after tx began, whether each _id is taken: one
 	// pass over the store for the chunk rather than a lookup per document.
@@ -207,7 +209,7 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 	seen := make(map[string]struct{}, len(pending))
 	staged := map[string][]byte{}
 	n := 0
-	written := make([]indexChanges, 0, len(pending))
+	written := make([]*pendingInsert, 0, len(pending))
 	var recorded []Write
 	if rec != nil {
 		recorded = make([]Write, 0, len(pending))
@@ -245,7 +247,7 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 			return 0, err
 		}
 		*flagged = *flagged || p.ix.flagged
-		written = append(written, p.ix)
+		written = append(written, &pending[i])
 		if rec != nil {
 			recorded = append(recorded, Write{Index: p.index, New: p.doc})
 		}
@@ -261,15 +263,18 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 			return 0, err
 		}
 	}
-	for _, ch := range written {
-		ch.invalidateHints()
+	for _, p := range written {
+		p.ix.invalidateHints()
 	}
 	err := e.commit(tx)
-	for _, ch := range written {
-		ch.invalidateHints()
+	for _, p := range written {
+		p.ix.invalidateHints()
 	}
 	if err != nil {
 		return 0, err
+	}
+	for _, p := range written {
+		st.wrote(nil, p.doc, p.ix)
 	}
 	if rec != nil && len(recorded) > 0 {
 		rec.Committed()

@@ -20,9 +20,9 @@ type OpStats struct {
 	KeysExamined int64
 	DocsExamined int64
 	// KeysInserted and KeysDeleted are the index keys added and removed by
-	// the operation's writes of one document each outside a transaction
-	// (update, delete, findAndModify, upsert; not yet a batch insert's or a
-	// transaction's), a new or removed document's _id index key included:
+	// the operation's committed writes outside a transaction (update,
+	// delete, findAndModify, upsert, insert; not yet a transaction's), a
+	// new or removed document's _id index key included:
 	// MongoDB's _id index holds one, where Folio keeps the document itself
 	// by _id. Inserted and
 	// Deleted report that a write could add or remove keys (an insert or

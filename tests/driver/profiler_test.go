@@ -538,11 +538,12 @@ func TestProfilerUpdateStatementCommand(t *testing.T) {
 	}
 }
 
-// TestProfilerKeysInsertedDeleted: update and delete statements and
-// findAndModify show the index keys their writes added and removed, as
-// MongoDB's OpDebug does: a new or removed document's _id index key counts,
-// a remove shows keysDeleted only, and a statement that changed nothing
-// shows neither (profile_update.js, profile_findandmodify.js).
+// TestProfilerKeysInsertedDeleted: update and delete statements,
+// findAndModify and inserts show the index keys their writes added and
+// removed, as MongoDB's OpDebug does: a new or removed document's _id
+// index key counts, a remove shows keysDeleted only, and a statement or
+// insert that changed nothing shows neither (profile_update.js,
+// profile_findandmodify.js, profile_insert.js).
 func TestProfilerKeysInsertedDeleted(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -579,10 +580,17 @@ func TestProfilerKeysInsertedDeleted(t *testing.T) {
 	if err := c.FindOneAndDelete(ctx, bson.D{{Key: "_id", Value: 2}}).Err(); err != nil {
 		t.Fatal(err)
 	}
+	// a document without a still has a's (null) key
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 4}, {Key: "a", Value: 4}}, bson.D{{Key: "_id", Value: 5}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); !mongo.IsDuplicateKeyError(err) {
+		t.Fatalf("insert of a taken _id: %v", err)
+	}
 	var got []string
 	for _, e := range profileEntries(t, db) {
 		op := e.Lookup("op").StringValue()
-		if _, err := e.LookupErr("command", "findAndModify"); op != "update" && op != "remove" && err != nil {
+		if _, err := e.LookupErr("command", "findAndModify"); op != "update" && op != "remove" && op != "insert" && err != nil {
 			continue
 		}
 		s := op
@@ -601,6 +609,8 @@ func TestProfilerKeysInsertedDeleted(t *testing.T) {
 		"remove keysDeleted:3",
 		"command keysInserted:1 keysDeleted:1",
 		"command keysDeleted:2",
+		"insert keysInserted:4",
+		"insert",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("entries %q, want %q", got, want)
