@@ -207,18 +207,29 @@ func profileCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		reply = append(reply, bson.E{Key: "note", Value: profileFilterNote})
 	}
-	if r.args.has("sampleRate") {
-		rate, _ := r.args.value("sampleRate").AsFloat64OK()
+	if level >= 0 {
+		next.level = int32(level)
+	}
+	hasRate := r.args.has("sampleRate")
+	rate, _ := r.args.value("sampleRate").AsFloat64OK()
+	if hasRate {
 		if err := checkSampleRate(rate); err != nil {
 			return nil, err
 		}
+	}
+	if next.level > 0 && (next.level != prev.level || r.args.has("filter")) {
+		// Settings that profile need the database's capped
+		// system.profile, made now (MongoDB's _setProfileSettings); an
+		// uncapped one fails the command, which then changes nothing.
+		if err := s.Engine.CreateProfileCollection(r.DB); err != nil {
+			return nil, err
+		}
+	}
+	if hasRate {
 		s.prof.rate.Store(math.Float64bits(1 - rate))
 	}
 	if r.args.has("slowms") {
 		s.SetSlowMS(r.args.safeInt("slowms"))
-	}
-	if level >= 0 {
-		next.level = int32(level)
 	}
 	s.prof.set(r.DB, next)
 	return marshal(reply), nil

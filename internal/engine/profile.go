@@ -84,14 +84,30 @@ func (e *Engine) PutOwn(db, coll string, doc bson.Raw) error {
 	return err
 }
 
-// AppendProfile records entry in db's system.profile, creating it capped
-// at DefaultProfileSize when it is missing. The write is outside any
+// CreateProfileCollection makes db's system.profile, capped at
+// DefaultProfileSize, unless it exists; one that exists uncapped fails
+// with NamespaceExists, as MongoDB's createProfileCollection does.
+func (e *Engine) CreateProfileCollection(db string) error {
+	if c := e.cat.get(db, ProfileCollection); c != nil {
+		if c.capped == nil {
+			return mongoerr.New(mongoerr.NamespaceExists, "%s.%s exists but isn't capped", db, ProfileCollection)
+		}
+		return nil
+	}
+	err := e.CreateCollection(db, ProfileCollection, CollectionOptions{Capped: true, Size: DefaultProfileSize})
+	if err != nil && mongoerr.As(err).Code != mongoerr.NamespaceExists {
+		return err
+	}
+	return nil
+}
+
+// AppendProfile records entry in db's system.profile, creating it when it
+// is missing (CreateProfileCollection). The write is outside any
 // transaction and is not logged in the oplog (MongoDB does not replicate
 // the profiler's collection).
 func (e *Engine) AppendProfile(db string, entry bson.Raw) error {
 	if e.cat.get(db, ProfileCollection) == nil {
-		err := e.CreateCollection(db, ProfileCollection, CollectionOptions{Capped: true, Size: DefaultProfileSize})
-		if err != nil && mongoerr.As(err).Code != mongoerr.NamespaceExists {
+		if err := e.CreateProfileCollection(db); err != nil {
 			return err
 		}
 	}

@@ -879,3 +879,53 @@ func TestProfilerFailedStatementCounts(t *testing.T) {
 		t.Errorf("delete of nothing: %s", writes[2])
 	}
 }
+
+// TestProfilerUncappedProfileCollection: profile at level 1 or 2 needs
+// the database's system.profile capped: an uncapped one fails the command
+// with NamespaceExists, "<db>.system.profile exists but isn't capped",
+// and the level, slowms and sampleRate stay as they were, as MongoDB's
+// createProfileCollection refuses it (profile1.js); without one, the
+// command makes it, capped at 1 MB.
+func TestProfilerUncappedProfileCollection(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("profuncapped")
+	if err := db.CreateCollection(ctx, "system.profile"); err != nil {
+		t.Fatal(err)
+	}
+	for _, level := range []int{1, 2} {
+		err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: level}, {Key: "slowms", Value: 7}, {Key: "sampleRate", Value: 0.5}}).Err()
+		requireCode(t, err, 48, "NamespaceExists")
+		if ce, ok := errors.AsType[mongo.CommandError](err); !ok || ce.Message != "profuncapped.system.profile exists but isn't capped" {
+			t.Errorf("profile %d: %v", level, err)
+		}
+	}
+	got, err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: -1}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Lookup("was").Int32() != 0 || got.Lookup("slowms").Int32() != 100 || got.Lookup("sampleRate").Double() != 1 {
+		t.Errorf("settings after the failed profile commands: %s", got)
+	}
+	// level 0 needs no collection
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Collection("system.profile").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other := client.Database("profmade")
+	if err := other.RunCommand(ctx, bson.D{{Key: "profile", Value: 1}, {Key: "slowms", Value: 100}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := other.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "system.profile"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 1 || !specs[0].Options.Lookup("capped").Boolean() || specs[0].Options.Lookup("size").AsInt64() != 1<<20 {
+		t.Errorf("system.profile after profile 1: %v", specs)
+	}
+	if err := other.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
