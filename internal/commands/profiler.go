@@ -227,7 +227,9 @@ func (rec *opRecord) errorFields() []bson.E {
 	return []bson.E{{Key: "ok", Value: 0.0}, {Key: "errMsg", Value: e.Msg}, {Key: "errName", Value: e.Code.Name()}, {Key: "errCode", Value: int32(e.Code)}}
 }
 
-// logAttrs are rec's attributes in MongoDB's "Slow query" line. A command
+// logAttrs are rec's attributes in MongoDB's "Slow query" line, the
+// client's application name after ns when its handshake gave one
+// (OpDebug::report). A command
 // (or originating command) longer than limit bytes as text is cut there,
 // and its size in BSON bytes is given under "truncated", as MongoDB's
 // maxLogSizeKB does; rendering a bulk insert whole would cost more than
@@ -241,7 +243,11 @@ func (rec *opRecord) logAttrs(limit int) []any {
 		}
 		return s
 	}
-	a := []any{"type", "command", "ns", rec.ns, "command", text("command", rec.cmd)}
+	a := []any{"type", "command", "ns", rec.ns}
+	if rec.conn != nil && rec.conn.AppName != "" {
+		a = append(a, "appName", rec.conn.AppName)
+	}
+	a = append(a, "command", text("command", rec.cmd))
 	if rec.out.origin != nil {
 		a = append(a, "originatingCommand", text("originatingCommand", rec.out.origin))
 	}

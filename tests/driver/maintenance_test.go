@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/folio-db/folio/internal/instance"
 	"github.com/folio-db/folio/internal/storage/testkv"
@@ -168,11 +169,12 @@ func TestFsyncLock(t *testing.T) {
 
 // TestSlowOperationLog: profile sets slowms and sampleRate and answers the
 // previous ones; with slowms 0 every command is logged as "Slow query"
-// with its namespace and duration (getLog shows it).
+// with its namespace, the client's application name and its duration
+// (getLog shows it).
 func TestSlowOperationLog(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil)) // getLog keeps what is logged at info
-	client := connect(t, startInstance(t, cfg))
+	client := connect(t, startInstance(t, cfg), options.Client().SetAppName("slow app"))
 	ctx := context.Background()
 	db := client.Database("slow")
 	prev, err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}, {Key: "slowms", Value: 0}}).Raw()
@@ -198,6 +200,9 @@ func TestSlowOperationLog(t *testing.T) {
 		s := l.StringValue()
 		if !strings.Contains(s, "Slow query") || !strings.Contains(s, "slow.marker_coll") || !strings.Contains(s, "durationMillis") {
 			continue
+		}
+		if !strings.Contains(s, `"ns":"slow.marker_coll","appName":"slow app","command":`) {
+			t.Errorf("slow query line without the application's name after ns: %s", s)
 		}
 		found = found || strings.Contains(s, `"ninserted":1`)
 		foundFind = foundFind || strings.Contains(s, `"planSummary":"COLLSCAN","keysExamined":0,"docsExamined":1,"cursorExhausted":true,"nreturned":0`)
