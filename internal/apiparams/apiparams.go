@@ -14,6 +14,9 @@ import (
 // the same parameters exactly when their Params are equal: apiStrict: false
 // differs from no apiStrict, as in MongoDB's comparison.
 type Params struct {
+	// HasVersion: apiVersion was given, the empty string included (which
+	// MongoDB refuses as a version other than "1").
+	HasVersion                              bool
 	Version                                 string
 	HasStrict, Strict                       bool
 	HasDeprecationErrors, DeprecationErrors bool
@@ -36,7 +39,7 @@ func (p Params) String() string {
 // apiDeprecationErrors (MongoDB's APIParameters::toBSON).
 func (p Params) Doc() bson.D {
 	d := bson.D{}
-	if p.Version != "" {
+	if p.HasVersion {
 		d = append(d, bson.E{Key: "apiVersion", Value: p.Version})
 	}
 	if p.HasStrict {

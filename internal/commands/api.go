@@ -27,25 +27,34 @@ var apiVersion1 = map[string]bool{
 var deprecatedInAPIVersion1 = map[string]bool{"testDeprecation": true}
 
 // skipsAPICheck are the commands MongoDB runs whatever API parameters come
-// with them: the handshake.
-var skipsAPICheck = map[string]bool{"hello": true, "isMaster": true, "ismaster": true}
+// with them: hello, the handshake. isMaster, outside version 1, is checked
+// (jstests/core/query/api/api_version_parameters.js).
+var skipsAPICheck = map[string]bool{"hello": true}
+
+// writesSystemJS names the version 1 commands MongoDB counts as writes
+// (ReadWriteType kWrite): under apiStrict they may not name system.js.
+var writesSystemJS = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true}
 
 // checkAPIDeclared applies the requireApiVersion parameter: while it is
 // set, every command must declare apiVersion, the handshake's too (as
 // MongoDB's, before the command's privileges are checked).
 func (s *Service) checkAPIDeclared(p apiparams.Params) error {
-	if p.Version == "" && s.requireAPIVersion.Load() {
+	if !p.HasVersion && s.requireAPIVersion.Load() {
 		return mongoerr.New(mongoerr.APIVersionRequired, "The apiVersion parameter is required, please configure your MongoClient's API version")
 	}
 	return nil
 }
 
-// checkAPI applies the Stable API parameters: the version must be "1";
-// with apiStrict only version 1 commands run, without the fields and
-// aggregation stages outside version 1 (checkAPIStrict); with
-// apiDeprecationErrors the commands deprecated in version 1 fail.
-func checkAPI(p apiparams.Params, name string, c *cmdArgs) error {
-	if p.Version == "" || skipsAPICheck[name] {
+// checkAPI applies r's Stable API parameters, as MongoDB's
+// initializeAPIParameters: the version given must be "1" (the empty string
+// too is a version given); with apiStrict only version 1 commands run, the
+// writes not on system.js, and without the fields and aggregation stages
+// outside version 1 (checkAPIStrict); with apiDeprecationErrors the
+// commands deprecated in version 1 fail. Messages name the command by its
+// name, not the alias it was called by.
+func checkAPI(r *Request, name string) error {
+	p := r.Args.API
+	if !p.HasVersion || skipsAPICheck[name] {
 		return nil
 	}
 	switch p.Version {
@@ -55,15 +64,24 @@ func checkAPI(p apiparams.Params, name string, c *cmdArgs) error {
 	default:
 		return mongoerr.New(mongoerr.APIVersionError, "API version must be \"1\"")
 	}
+	cmdName := name
+	if c, ok := handlers[name]; ok {
+		cmdName = c.names[0]
+	}
 	if p.Strict && !apiVersion1[name] {
 		return mongoerr.New(mongoerr.APIStrictError,
-			"Provided apiStrict:true, but the command %s is not in API Version 1. Information on supported commands and migrations in API Version 1 can be found at https://dochub.mongodb.org/core/manual-versioned-api", name)
+			"Provided apiStrict:true, but the command %s is not in API Version 1. Information on supported commands and migrations in API Version 1 can be found at https://dochub.mongodb.org/core/manual-versioned-api", cmdName)
+	}
+	if p.Strict && writesSystemJS[name] {
+		if coll, ok := r.args.first().StringValueOK(); ok && coll == "system.js" {
+			return mongoerr.New(mongoerr.APIStrictError, "Provided apiStrict:true, but the command %s attempts to write to system.js", cmdName)
+		}
 	}
 	if p.DeprecationErrors && deprecatedInAPIVersion1[name] {
-		return mongoerr.New(mongoerr.APIDeprecationError, "Provided apiDeprecationErrors:true, but the command %s is deprecated in API Version 1", name)
+		return mongoerr.New(mongoerr.APIDeprecationError, "Provided apiDeprecationErrors:true, but the command %s is deprecated in API Version 1", cmdName)
 	}
 	if p.Strict {
-		return checkAPIStrict(name, c)
+		return checkAPIStrict(name, &r.args)
 	}
 	return nil
 }
@@ -104,6 +122,9 @@ var unstableFields = map[string]map[string]bool{
 	"listCollections": {"includePendingDrops": true},
 	"listIndexes":     {"includeBuildUUIDs": true, "includeIndexBuildInfo": true},
 	"getMore":         {"term": true, "lastKnownCommittedOpTime": true},
+	"collMod":         {"changeStreamPreAndPostImages": true, "dryRun": true},
+	// collMod's index document (coll_mod.idl's CollModIndex)
+	"collMod.index": {"unique": true, "prepareUnique": true, "forceNonUnique": true},
 }
 
 // stagesNotInAPIVersion1 are the aggregation stages MongoDB registers as
@@ -119,12 +140,25 @@ var stagesNotInAPIVersion1 = map[string]bool{
 
 // checkAPIStrict refuses, under apiStrict, in an aggregate, the stages
 // outside version 1, the $collStats options other than count and
-// $changeStream's showExpandedEvents and showRawUpdateDescription (the
-// commands' unstable fields are refused by their parse, parseStrictCommand).
+// $changeStream's showExpandedEvents and showRawUpdateDescription, and
+// collMod's unstable index fields (the commands' own unstable fields are
+// refused by their parse, parseStrictCommand).
 func checkAPIStrict(name string, c *cmdArgs) error {
-	if name == "aggregate" {
+	switch name {
+	case "aggregate":
 		if p, ok := c.value("pipeline").ArrayOK(); ok {
 			return checkAPIStrictPipeline(p)
+		}
+	case "collMod":
+		// the IDL parses the index document with the command, strictly
+		// too, before the collection is looked up
+		if index := c.doc("index"); index != nil {
+			keys, _ := index.Elements()
+			for _, k := range keys {
+				if unstableFields[collModIndexSpec.path][k.Key()] {
+					return mongoerr.New(mongoerr.APIStrictError, "BSON field '%s.%s' is not allowed with apiStrict:true.", collModIndexSpec.path, k.Key())
+				}
+			}
 		}
 	}
 	return nil
@@ -155,6 +189,15 @@ func checkAPIStrictPipeline(p bson.RawArray) error {
 		}
 		return nil
 	})
+}
+
+// checkAPIStrictStages is checkAPIStrictPipeline on a view's stages.
+func checkAPIStrictStages(stages []bson.Raw) error {
+	_, arr, err := bson.MarshalValue(stagesArray(stages))
+	if err != nil {
+		return err
+	}
+	return checkAPIStrictPipeline(bson.RawArray(arr))
 }
 
 // eachStage calls fn with the name and specification (nil when not a

@@ -183,7 +183,7 @@ func parseCreateOptions(c *cmdArgs, db, name string) (engine.CollectionOptions, 
 			// create's typedRun, before it validates the spec
 			return opts, mongoerr.New(mongoerr.InvalidOptions, "'idIndex' is not allowed with 'autoIndexId': %s", values.ShellDoc(d))
 		}
-		spec, err := parseIndexSpec(d, false, false)
+		spec, err := parseIndexSpec(d, false, false, false)
 		if err != nil {
 			return opts, err
 		}

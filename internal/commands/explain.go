@@ -66,7 +66,16 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return nil, mongoerr.New(mongoerr.IllegalOperation, "Cannot explain cmd: %s", name)
 	}
-	c, err := parseCommand(inner, handlers[name].spec)
+	// The explained command runs under the explain's API parameters: under
+	// apiStrict its unstable fields and stages fail as its own would.
+	parse := parseCommand
+	if r.Args.API.Strict {
+		parse = parseStrictCommand
+	}
+	c, err := parse(inner, handlers[name].spec)
+	if err == nil && r.Args.API.Strict {
+		err = checkAPIStrict(name, &c)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ var genericArgs = map[string]genericArg{
 		if v.Type != bson.TypeString {
 			return apiParamType("apiVersion", v, "string")
 		}
-		a.API.Version = v.StringValue()
+		a.API.HasVersion, a.API.Version = true, v.StringValue()
 		return nil
 	},
 	"apiStrict": func(a *GenericArgs, v bson.RawValue) error {
@@ -153,7 +153,7 @@ func parseGeneric(cmd bson.Raw, a *GenericArgs, replSet bool) error {
 	if argErr != nil {
 		return argErr
 	}
-	if (a.API.HasStrict || a.API.HasDeprecationErrors) && a.API.Version == "" {
+	if (a.API.HasStrict || a.API.HasDeprecationErrors) && !a.API.HasVersion {
 		return mongoerr.New(mongoerr.APIParametersWithoutVersion, "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
 	}
 	return nil

@@ -66,7 +66,7 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, ts, targetErr := s.indexTarget(r, name)
 	specs := make([]engine.IndexSpec, 0, len(docs))
 	for _, d := range docs {
-		spec, err := parseIndexSpec(d, ignoreUnknown, ts != nil)
+		spec, err := parseIndexSpec(d, ignoreUnknown, ts != nil, r.Args.API.Strict)
 		if err != nil {
 			return nil, err
 		}

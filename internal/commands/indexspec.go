@@ -59,6 +59,18 @@ func specError(doc bson.Raw, code mongoerr.Code, format string, args ...any) err
 	return mongoerr.AddContext(mongoerr.New(code, format, args...), "Error in specification "+values.ShellDoc(doc))
 }
 
+// keyPlugin is the index type a key pattern names, as MongoDB's
+// findPluginName: its first string value, or "" for none.
+func keyPlugin(key bson.Raw) string {
+	elems, _ := key.Elements()
+	for _, el := range elems {
+		if name, ok := el.Value().StringValueOK(); ok {
+			return name
+		}
+	}
+	return ""
+}
+
 // parseIndexSpec reads one entry of createIndexes' indexes array with
 // MongoDB 7.0's validation, in its order: index_key_validate's
 // validateIndexSpec, whose errors show the specification as given (a
@@ -72,8 +84,10 @@ func specError(doc bson.Raw, code mongoerr.Code, format string, args ...any) err
 // series collection's measurements, where MongoDB maps _id to the
 // buckets' control.min._id and control.max._id before it validates the
 // specification (makeTimeseriesCreateIndexesCommand), which also refuses
-// a partial filter that is not an object (10065) first.
-func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.IndexSpec, error) {
+// a partial filter that is not an object (10065) first. Under apiStrict
+// a key pattern of a type outside API version 1 (text, columnstore) is
+// refused as it is read.
+func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements, apiStrict bool) (engine.IndexSpec, error) {
 	if ignoreUnknown {
 		doc = withoutUnknownIndexFields(doc)
 	}
@@ -108,6 +122,9 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements bool) (engine.In
 			spec.Key = v.Document()
 			if dup, ok := repeatedField(spec.Key); ok {
 				return spec, specError(doc, mongoerr.BadValue, "The field '%s' appears multiple times in the index key pattern %s", dup, spec.Key)
+			}
+			if plugin := keyPlugin(spec.Key); apiStrict && (plugin == "text" || plugin == "columnstore") {
+				return spec, specError(doc, mongoerr.APIStrictError, "%s indexes cannot be created with apiStrict: true", plugin)
 			}
 		case "name":
 			if v.Type != bson.TypeString {

@@ -343,7 +343,7 @@ func (s *Service) errorReply(err error) bson.Raw {
 // run: the Stable API, the client's cluster time (gossiped in before
 // afterClusterTime is checked against the clock), the write concern.
 func (s *Service) admit(r *Request, name string) error {
-	if err := checkAPI(r.Args.API, name, &r.args); err != nil {
+	if err := checkAPI(r, name); err != nil {
 		return err
 	}
 	if r.Args.ClusterTime != 0 && s.ReplSetName != "" {

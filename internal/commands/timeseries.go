@@ -202,7 +202,7 @@ func createDefaultTimeseriesIndex(e *engine.Engine, db, buckets string, o timese
 		return nil
 	}
 	key := bson.D{{Key: o.MetaField, Value: 1}, {Key: o.TimeField, Value: 1}}
-	spec, err := parseIndexSpec(marshal(bson.D{{Key: "key", Value: key}, {Key: "name", Value: o.MetaField + "_1_" + o.TimeField + "_1"}}), false, false)
+	spec, err := parseIndexSpec(marshal(bson.D{{Key: "key", Value: key}, {Key: "name", Value: o.MetaField + "_1_" + o.TimeField + "_1"}}), false, false, false)
 	if err == nil {
 		err = (&tsColl{buckets: buckets, o: o}).bucketIndex(&spec, nil)
 	}

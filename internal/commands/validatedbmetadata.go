@@ -136,8 +136,7 @@ func (m *metadataCheck) view(db string, v *viewDef) bool {
 	if !m.strictV1 {
 		return true
 	}
-	_, arr, _ := bson.MarshalValue(stagesArray(v.pipeline))
-	if err := checkAPIStrictPipeline(bson.RawArray(arr)); err != nil {
+	if err := checkAPIStrictStages(v.pipeline); err != nil {
 		return m.add(db+"."+v.name, mongoerr.As(err).Msg)
 	}
 	return true

@@ -105,8 +105,9 @@ func viewDepthError() error {
 // ViewGraph::insertAndValidate do: the other views' pipelines are valid
 // (MongoDB revalidates them all as it rebuilds its view graph after
 // reloading system.views, so one stored invalid, through applyOps, fails
-// every definition with its error), then v's (viewPipelineError, in the
-// context of v), the views it reads have its collation
+// every definition with its error), then v's (under apiStrict its stages
+// outside API version 1 first, as the pipeline's parse refuses each stage
+// before it checks it; then viewPipelineError; in the context of v), the views it reads have its collation
 // (OptionNotSupportedOnView), nothing it reads leads back to it
 // (GraphContainsCycle), and the views reading it through their viewOn or
 // their pipelines, plus the views it reads, are at most maxViewDepth deep
@@ -127,7 +128,14 @@ func (s *Service) validateView(r *Request, v *viewDef) error {
 			g.insert(d)
 		}
 	}
-	if err := viewPipelineError(r.DB, v.name, v.viewOn, v.pipeline); err != nil {
+	err = nil
+	if r.Args.API.Strict {
+		err = checkAPIStrictStages(v.pipeline)
+	}
+	if err == nil {
+		err = viewPipelineError(r.DB, v.name, v.viewOn, v.pipeline)
+	}
+	if err != nil {
 		e := mongoerr.As(err)
 		return mongoerr.New(e.Code, "Invalid pipeline for view %s :: caused by :: %s", g.ns(v.name), e.Msg)
 	}

@@ -98,7 +98,22 @@ func (s *Service) resolveView(r *Request, db, name string) (coll string, stages 
 // when the last one is on a collection; and it stops at a view whose
 // pipeline starts with $collStats, returning the namespace that view is
 // on, view or not, since $collStats describes that namespace itself.
+// Under apiStrict the views' stages are parsed as the request's own: a
+// stage outside API version 1 fails it (APIStrictError), whatever the
+// parameters the view was created with.
 func (s *Service) resolveFrom(r *Request, db, name string, v *viewDef) (coll string, stages []bson.Raw, isView bool, err error) {
+	coll, stages, isView, err = s.resolveChain(r, db, name, v)
+	if err == nil && isView && r.Args.API.Strict {
+		err = checkAPIStrictStages(stages)
+	}
+	if err != nil {
+		return "", nil, false, err
+	}
+	return coll, stages, isView, nil
+}
+
+// resolveChain follows the views from db.name for resolveFrom.
+func (s *Service) resolveChain(r *Request, db, name string, v *viewDef) (coll string, stages []bson.Raw, isView bool, err error) {
 	for depth := 0; depth < maxViewDepth; depth++ {
 		if depth > 0 {
 			if v, err = s.lookupView(r, db, name); err != nil {

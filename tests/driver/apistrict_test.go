@@ -27,6 +27,10 @@ func TestAPIStrict(t *testing.T) {
 	if err := db.RunCommand(ctx, bson.D{{Key: "insert", Value: "api"}, {Key: "documents", Value: bson.A{bson.D{{Key: "a", Value: 1}}}}}).Err(); err != nil {
 		t.Fatal(err)
 	}
+	// a view whose pipeline is outside version 1, created without apiStrict
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "api_unstable"}, {Key: "viewOn", Value: "api"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
 	stage := func(name string, arg any) bson.D { return bson.D{{Key: name, Value: arg}} }
 	agg := func(stages ...bson.D) bson.D {
 		p := bson.A{}
@@ -75,6 +79,29 @@ func TestAPIStrict(t *testing.T) {
 		{"getMore term", bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: "api"}, {Key: "term", Value: int64(1)}}, "BSON field 'getMore.term' is not allowed with apiStrict:true."},
 		{"getMore lastKnownCommittedOpTime", bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: "api"}, {Key: "lastKnownCommittedOpTime", Value: bson.D{{Key: "ts", Value: bson.Timestamp{}}, {Key: "t", Value: int64(1)}}}}, "BSON field 'getMore.lastKnownCommittedOpTime' is not allowed with apiStrict:true."},
 		{"listCollections", bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}}, ""},
+		// isMaster is outside version 1, hello in it
+		{"isMaster", bson.D{{Key: "isMaster", Value: 1}}, "Provided apiStrict:true, but the command isMaster is not in API Version 1."},
+		{"ismaster", bson.D{{Key: "ismaster", Value: 1}}, "Provided apiStrict:true, but the command isMaster is not in API Version 1."},
+		// writes on system.js (initializeAPIParameters); reads run
+		{"insert on system.js", bson.D{{Key: "insert", Value: "system.js"}, {Key: "documents", Value: bson.A{bson.D{}}}}, "Provided apiStrict:true, but the command insert attempts to write to system.js"},
+		{"update on system.js", bson.D{{Key: "update", Value: "system.js"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "b", Value: 1}}}}}}}}}, "Provided apiStrict:true, but the command update attempts to write to system.js"},
+		{"delete on system.js", bson.D{{Key: "delete", Value: "system.js"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 1}}}}}, "Provided apiStrict:true, but the command delete attempts to write to system.js"},
+		{"findandmodify on system.js", bson.D{{Key: "findandmodify", Value: "system.js"}, {Key: "query", Value: bson.D{}}, {Key: "remove", Value: true}}, "Provided apiStrict:true, but the command findAndModify attempts to write to system.js"},
+		{"find on system.js", bson.D{{Key: "find", Value: "system.js"}}, ""},
+		// index types outside version 1 (index_key_validate::validateIndexSpec)
+		{"text index", bson.D{{Key: "createIndexes", Value: "api"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: "text"}}}, {Key: "name", Value: "t"}}}}}, `Error in specification { key: { a: "text" }, name: "t" } :: caused by :: text indexes cannot be created with apiStrict: true`},
+		// collMod's index document parses strictly, before the collection
+		// is looked up (coll_mod.idl)
+		{"collMod index prepareUnique", bson.D{{Key: "collMod", Value: "api_none"}, {Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "prepareUnique", Value: true}}}}, "BSON field 'collMod.index.prepareUnique' is not allowed with apiStrict:true."},
+		{"collMod dryRun", bson.D{{Key: "collMod", Value: "api_none"}, {Key: "dryRun", Value: true}}, "BSON field 'collMod.dryRun' is not allowed with apiStrict:true."},
+		// a view's pipeline, created or read, under the request's apiStrict
+		{"create view $indexStats", bson.D{{Key: "create", Value: "api_v"}, {Key: "viewOn", Value: "api"}, {Key: "pipeline", Value: bson.A{stage("$indexStats", bson.D{})}}}, "Invalid pipeline for view " + testDB + ".api_v :: caused by :: $indexStats is not allowed with 'apiStrict: true' in API Version 1"},
+		{"create view $indexStats in $facet", bson.D{{Key: "create", Value: "api_v2"}, {Key: "viewOn", Value: "api"}, {Key: "pipeline", Value: bson.A{stage("$facet", bson.D{{Key: "f", Value: bson.A{stage("$indexStats", bson.D{})}}})}}}, "Invalid pipeline for view " + testDB + ".api_v2 :: caused by :: $indexStats is not allowed with 'apiStrict: true' in API Version 1"},
+		{"aggregate on a view with $indexStats", bson.D{{Key: "aggregate", Value: "api_unstable"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}, "$indexStats is not allowed with 'apiStrict: true' in API Version 1"},
+		{"find on a view with $indexStats", bson.D{{Key: "find", Value: "api_unstable"}}, "$indexStats is not allowed with 'apiStrict: true' in API Version 1"},
+		// explain's command runs under its API parameters
+		{"explain find min", bson.D{{Key: "explain", Value: find(bson.E{Key: "min", Value: bson.D{{Key: "a", Value: 1}}})}}, "BSON field 'FindCommandRequest.min' is not allowed with apiStrict:true."},
+		{"explain aggregate $indexStats", bson.D{{Key: "explain", Value: agg(stage("$indexStats", bson.D{}))}}, "$indexStats is not allowed with 'apiStrict: true' in API Version 1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
