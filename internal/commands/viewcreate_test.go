@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -58,6 +59,9 @@ func TestInvalidViewDefinitions(t *testing.T) {
 		`{"_id": "invalidNotFullyQualifiedNs", "viewOn": "c", "pipeline": []}`,
 		`{"_id": "test.missingViewOnField", "pipeline": []}`,
 		`{"_id": "test.extraField", "viewOn": "c", "pipeline": [], "x": 1}`,
+		`{"_id": "test.badCollation", "viewOn": "c", "pipeline": [], "collation": {"locale": "xx"}}`,
+		`{"_id": "test.badCollationField", "viewOn": "c", "pipeline": [], "collation": {"locale": "en", "x": 1}}`,
+		`{"_id": "test.onBuckets", "viewOn": "system.buckets.other", "pipeline": []}`,
 	} {
 		t.Run(bad, func(t *testing.T) {
 			s := argsService(t)
@@ -94,6 +98,16 @@ func TestInvalidViewDefinitions(t *testing.T) {
 			}
 			if c := code(runCmd(t, s, bson.D{{Key: "find", Value: "c"}})); c != 0 {
 				t.Errorf("find on a collection: %d", c)
+			}
+			// a name no collection has is looked up in the invalid catalog
+			for _, cmd := range []bson.D{
+				{{Key: "find", Value: "missing"}},
+				{{Key: "find", Value: "v"}},
+				{{Key: "create", Value: "missing"}},
+			} {
+				if c := code(runCmd(t, s, cmd)); c != 182 {
+					t.Errorf("%v: %d, want 182", cmd, c)
+				}
 			}
 			if c := code(runCmd(t, s, bson.D{{Key: "drop", Value: "system.views"}})); c != 0 {
 				t.Errorf("drop system.views: %d", c)
@@ -174,5 +188,54 @@ func TestViewPipelineValidation(t *testing.T) {
 	apply("d", bson.D{{Key: "_id", Value: "test.bad"}})
 	if c := code(runCmd(t, s, bson.D{{Key: "create", Value: "w"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}})); c != 0 {
 		t.Errorf("create once the invalid view is removed: %d", c)
+	}
+}
+
+// TestStoredViewCollation: a view's stored collation is read as MongoDB's
+// view catalog parses it: the simple collation or an empty document is no
+// collation, another is filled with its locale's defaults.
+func TestStoredViewCollation(t *testing.T) {
+	s := argsService(t)
+	if c := code(runCmd(t, s, bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}})); c != 0 {
+		t.Fatalf("create: %d", c)
+	}
+	for _, tc := range []struct {
+		stored, listed string
+	}{
+		{`{"locale": "simple"}`, ``},
+		{`{}`, ``},
+		{`{"locale": "fr", "strength": 1}`, `{"locale": "fr", "caseLevel": false, "caseFirst": "off", "strength": 1, "numericOrdering": false, "alternate": "non-ignorable", "maxVariable": "punct", "normalization": false, "backwards": false, "version": "57.1"}`},
+	} {
+		var coll bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.stored), true, &coll); err != nil {
+			t.Fatal(err)
+		}
+		doc := bson.D{{Key: "_id", Value: "test.w"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "collation", Value: coll}}
+		ops := bson.A{bson.D{{Key: "op", Value: "i"}, {Key: "ns", Value: "test.system.views"}, {Key: "o", Value: doc}}}
+		if c := code(runCmdOn(t, s, "admin", bson.D{{Key: "applyOps", Value: ops}})); c != 0 {
+			t.Fatalf("applyOps: %d", c)
+		}
+		reply := runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "w"}}}})
+		got := reply.Lookup("cursor", "firstBatch", "0", "options", "collation")
+		switch {
+		case tc.listed == "" && got.Type != 0:
+			t.Errorf("stored %s: listed %s, want no collation", tc.stored, got)
+		case tc.listed != "":
+			var want bson.Raw
+			if err := bson.UnmarshalExtJSON([]byte(tc.listed), true, &want); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Value, want) {
+				t.Errorf("stored %s: listed %s, want %s", tc.stored, got, want)
+			}
+		}
+		// a find under the simple collation is refused by a view with another
+		if c := code(runCmd(t, s, bson.D{{Key: "find", Value: "w"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "simple"}}}})); (c == 0) != (tc.listed == "") {
+			t.Errorf("stored %s: find with the simple collation: %d", tc.stored, c)
+		}
+		del := bson.A{bson.D{{Key: "op", Value: "d"}, {Key: "ns", Value: "test.system.views"}, {Key: "o", Value: bson.D{{Key: "_id", Value: "test.w"}}}}}
+		if c := code(runCmdOn(t, s, "admin", bson.D{{Key: "applyOps", Value: del}})); c != 0 {
+			t.Fatalf("applyOps: %d", c)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,19 +41,24 @@ type viewDef struct {
 
 // lookupView returns the definition of db.name when it is a view, or nil
 // (a collection, or nothing). Only a name no collection has is looked up.
+// As in MongoDB's CollectionCatalog::lookupView, the lookup fails with
+// InvalidViewDefinition while any definition of db's views is one its view
+// catalog would not load, whether it is db.name's or another's: a find on
+// a missing collection fails then too, a command on a collection does not.
 func (s *Service) lookupView(r *Request, db, name string) (*viewDef, error) {
-	if name == "" || strings.HasPrefix(name, "system.") || s.Engine.CollectionIn(r.Txn, db, name) != nil || s.Engine.CollectionIn(r.Txn, db, engine.ViewsCollection) == nil {
+	if name == "" || strings.HasPrefix(name, "system.") || s.Engine.CollectionIn(r.Txn, db, name) != nil {
 		return nil, nil
 	}
-	key := bson.Raw(bsoncore.NewDocumentBuilder().AppendString("_id", db+"."+name).Build())
-	doc, err := findOne(s.Engine, db, engine.ViewsCollection, engine.FindOptions{Filter: key, Txn: r.Txn, Ctx: engine.WithOpStats(r.Ctx, nil)})
-	if doc == nil || err != nil {
+	views, err := s.readViews(r, db, engine.WithOpStats(r.Ctx, nil))
+	if err != nil {
 		return nil, err
 	}
-	if !validViewDoc(db, doc) {
-		return nil, invalidViewCatalog()
+	for _, v := range views {
+		if v.name == name {
+			return v, nil
+		}
 	}
-	return parseViewDoc(db, doc), nil
+	return nil, nil
 }
 
 // invalidViewCatalog is MongoDB's error for using the views of a database
@@ -68,7 +74,7 @@ func parseViewDoc(db string, doc bson.Raw) *viewDef {
 	id, _ := doc.Lookup("_id").StringValueOK()
 	v := &viewDef{name: strings.TrimPrefix(id, db+".")}
 	v.viewOn, _ = doc.Lookup("viewOn").StringValueOK()
-	v.collation, _ = doc.Lookup("collation").DocumentOK()
+	v.collation = viewCollation(doc)
 	if arr, ok := doc.Lookup("pipeline").ArrayOK(); ok {
 		vals, _ := arr.Values()
 		for _, st := range vals {
@@ -78,6 +84,26 @@ func parseViewDoc(db string, doc bson.Raw) *viewDef {
 		}
 	}
 	return v
+}
+
+// viewCollation is the default collation of the view a system.views
+// document defines, normalized as MongoDB's view catalog holds it (the
+// collator it parses the stored spec into): nil for none, an empty
+// document or the simple collation. A spec Folio cannot honour is kept as
+// stored; the reads that use it refuse it.
+func viewCollation(doc bson.Raw) bson.Raw {
+	spec, ok := doc.Lookup("collation").DocumentOK()
+	if !ok || rawdoc.Len(spec) == 0 {
+		return nil
+	}
+	c, err := collation.Parse(spec)
+	switch {
+	case err != nil:
+		return spec
+	case c == nil:
+		return nil
+	}
+	return c.Document()
 }
 
 // resolveView follows db.name's chain of views down to a collection: it
@@ -503,10 +529,17 @@ func (s *Service) dropView(r *Request, name string) (bool, error) {
 
 // views lists db's views.
 func (s *Service) views(r *Request, db string) ([]*viewDef, error) {
+	return s.readViews(r, db, r.Ctx)
+}
+
+// readViews reads db's views from system.views with ctx; one definition
+// MongoDB's view catalog would not load (validViewDoc) fails the read with
+// InvalidViewDefinition.
+func (s *Service) readViews(r *Request, db string, ctx context.Context) ([]*viewDef, error) {
 	if s.Engine.CollectionIn(r.Txn, db, engine.ViewsCollection) == nil {
 		return nil, nil
 	}
-	cur, err := s.Engine.Find(db, engine.ViewsCollection, engine.FindOptions{Txn: r.Txn, Ctx: r.Ctx})
+	cur, err := s.Engine.Find(db, engine.ViewsCollection, engine.FindOptions{Txn: r.Txn, Ctx: ctx})
 	if err != nil {
 		return nil, err
 	}
@@ -520,7 +553,7 @@ func (s *Service) views(r *Request, db string) ([]*viewDef, error) {
 		if !validViewDoc(db, doc) {
 			return nil, invalidViewCatalog()
 		}
-		out = append(out, parseViewDoc(db, doc))
+		out = append(out, parseViewDoc(db, bson.Raw(slices.Clone(doc))))
 	}
 }
 
@@ -529,8 +562,10 @@ func (s *Service) views(r *Request, db string) ([]*viewDef, error) {
 // _validateViewDefinition, then ViewDefinition's stages): no fields but
 // _id, viewOn, pipeline, collation and timeseries; an _id naming a valid
 // collection of db; viewOn a valid collection name; pipeline an array of
-// documents; collation and timeseries documents when present. One that
-// does not makes the database's views unusable (InvalidViewDefinition)
+// documents; collation and timeseries documents when present, the
+// collation one that parses; a viewOn naming a buckets collection only
+// for its time series collection's view (ViewsForDatabase::_insert). One
+// that does not makes the database's views unusable (InvalidViewDefinition)
 // until it is removed.
 func validViewDoc(db string, doc bson.Raw) bool {
 	elems, err := doc.Elements()
@@ -568,6 +603,18 @@ func validViewDoc(db string, doc bson.Raw) bool {
 		if v := doc.Lookup(f); v.Type != 0 && v.Type != bson.TypeEmbeddedDocument {
 			return false
 		}
+	}
+	// the collation must parse (ViewsForDatabase::_insert's
+	// parseCollator; an empty one is the simple collation)
+	if spec, ok := doc.Lookup("collation").DocumentOK(); ok && rawdoc.Len(spec) > 0 {
+		if _, err := collation.Parse(spec); err != nil && !mongoerr.Is(err, mongoerr.NotImplemented) {
+			return false
+		}
+	}
+	// a view on a buckets collection is only its time series
+	// collection's
+	if strings.HasPrefix(viewOn, timeseries.BucketsPrefix) && viewOn != timeseries.BucketsPrefix+idColl {
+		return false
 	}
 	return true
 }

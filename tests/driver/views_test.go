@@ -463,3 +463,48 @@ func TestViewFailingConstant(t *testing.T) {
 	_, err := db.Collection("v").Find(ctx, bson.D{})
 	requireError(t, err, 28664, "", "Failed to optimize pipeline :: caused by :: $concatArrays only supports arrays, not int")
 }
+
+// TestInvalidViewCatalog: while system.views holds a definition MongoDB's
+// view catalog does not load (here a collation that does not parse), a
+// command naming a collection that does not exist fails with
+// InvalidViewDefinition (182), as CollectionCatalog::lookupView checks the
+// catalog before looking the name up, while commands on collections still
+// run; removing the definition restores the views.
+func TestInvalidViewCatalog(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("invalidviewcatalog")
+	if _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "v", "c", bson.A{}); err != nil {
+		t.Fatal(err)
+	}
+	bad := bson.D{{Key: "_id", Value: "invalidviewcatalog.bad"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "xx"}}}}
+	apply := func(op bson.D) {
+		t.Helper()
+		if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "applyOps", Value: bson.A{op}}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply(bson.D{{Key: "op", Value: "i"}, {Key: "ns", Value: "invalidviewcatalog.system.views"}, {Key: "o", Value: bad}})
+	for _, cmd := range []bson.D{
+		{{Key: "listCollections", Value: 1}},
+		{{Key: "find", Value: "missing"}},
+		{{Key: "find", Value: "v"}},
+		{{Key: "count", Value: "v"}},
+		{{Key: "create", Value: "newcoll"}},
+	} {
+		var se mongo.ServerError
+		if err := db.RunCommand(ctx, cmd).Err(); !errors.As(err, &se) || !se.HasErrorCode(182) {
+			t.Errorf("%v: %v, want InvalidViewDefinition", cmd, err)
+		}
+	}
+	if n, err := db.Collection("c").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Errorf("count on the collection: %d, %v", n, err)
+	}
+	apply(bson.D{{Key: "op", Value: "d"}, {Key: "ns", Value: "invalidviewcatalog.system.views"}, {Key: "o", Value: bson.D{{Key: "_id", Value: "invalidviewcatalog.bad"}}}})
+	if n, err := db.Collection("v").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Errorf("count on the view after the removal: %d, %v", n, err)
+	}
+}
