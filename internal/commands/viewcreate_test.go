@@ -239,3 +239,23 @@ func TestStoredViewCollation(t *testing.T) {
 		}
 	}
 }
+
+// TestCollModViewOnBuckets: collMod may not turn a view into one on a
+// buckets collection other than its own time series collection's: MongoDB
+// reloads its view catalog with the new definition, whose load refuses it
+// (ViewsForDatabase::_insert), and the collMod fails, the view unchanged.
+func TestCollModViewOnBuckets(t *testing.T) {
+	s := argsService(t)
+	if c := code(runCmd(t, s, bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}})); c != 0 {
+		t.Fatalf("create: %d", c)
+	}
+	const want = "Invalid view: cannot define a view over a system.buckets namespace except by creating a time-series collection"
+	reply := runCmd(t, s, bson.D{{Key: "collMod", Value: "v"}, {Key: "viewOn", Value: "system.buckets.x"}, {Key: "pipeline", Value: bson.A{}}})
+	if code(reply) != 73 || errmsg(reply) != want {
+		t.Errorf("collMod: %d %q, want 73 %q", code(reply), errmsg(reply), want)
+	}
+	reply = runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "v"}}}})
+	if on, _ := reply.Lookup("cursor", "firstBatch", "0", "options", "viewOn").StringValueOK(); on != "c" {
+		t.Errorf("viewOn after the failed collMod: %q, want c", on)
+	}
+}

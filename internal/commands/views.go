@@ -511,6 +511,12 @@ func (s *Service) modifyView(r *Request, v *viewDef, viewOn string, pipeline []b
 	if err := s.validateView(r, &viewDef{name: name, viewOn: viewOn, pipeline: pipeline, collation: v.collation}); err != nil {
 		return err
 	}
+	// MongoDB reloads its view catalog with the modified definition
+	// (CollectionCatalog::_createOrUpdateView) and fails the collMod when
+	// the reload does
+	if err := bucketsViewError(name, viewOn); err != nil {
+		return err
+	}
 	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + name}})
 	_, err := s.Engine.Update(r.DB, engine.ViewsCollection, engine.UpdateSpec{Filter: key, Update: viewDoc(r.DB, name, viewOn, pipeline, v.collation), WriteOptions: engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx}})
 	return err
@@ -611,12 +617,18 @@ func validViewDoc(db string, doc bson.Raw) bool {
 			return false
 		}
 	}
-	// a view on a buckets collection is only its time series
-	// collection's
-	if strings.HasPrefix(viewOn, timeseries.BucketsPrefix) && viewOn != timeseries.BucketsPrefix+idColl {
-		return false
+	return bucketsViewError(idColl, viewOn) == nil
+}
+
+// bucketsViewError is MongoDB's error for a view name on viewOn when
+// viewOn is a buckets collection other than name's own: only a time series
+// collection's view reads its buckets (ViewsForDatabase::_insert, which
+// the view catalog runs for each definition it loads or writes).
+func bucketsViewError(name, viewOn string) error {
+	if strings.HasPrefix(viewOn, timeseries.BucketsPrefix) && viewOn != timeseries.BucketsPrefix+name {
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid view: cannot define a view over a system.buckets namespace except by creating a time-series collection")
 	}
-	return true
+	return nil
 }
 
 // viewInfo is a view as listCollections describes it.

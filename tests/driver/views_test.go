@@ -508,3 +508,23 @@ func TestInvalidViewCatalog(t *testing.T) {
 		t.Errorf("count on the view after the removal: %d, %v", n, err)
 	}
 }
+
+// TestCollModViewOnBuckets: collMod cannot point a view at another
+// collection's buckets: InvalidNamespace (73), the view unchanged.
+func TestCollModViewOnBuckets(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateView(ctx, "vbuckets", "c", bson.A{}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "vbuckets"}, {Key: "viewOn", Value: "system.buckets.x"}, {Key: "pipeline", Value: bson.A{}}}).Err()
+	var se mongo.ServerError
+	if !errors.As(err, &se) || !se.HasErrorCode(73) {
+		t.Errorf("collMod: %v, want InvalidNamespace", err)
+	}
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "vbuckets"}})
+	if err != nil || len(specs) != 1 || specs[0].Options.Lookup("viewOn").StringValue() != "c" {
+		t.Errorf("the view after the failed collMod: %v, %v", specs, err)
+	}
+}
