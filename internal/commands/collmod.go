@@ -60,10 +60,16 @@ var collModIndexSpec = &argSpec{path: "collMod.index", fields: []argField{
 // implement fail clearly.
 func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, err := collectionArg(r.Cmd, r.DB)
-	if err == nil {
-		err = s.checkCollectionUUID(r, &r.args, r.DB, coll)
-	}
 	if err != nil {
+		return nil, err
+	}
+	// With access control on, MongoDB's authorization check of collMod
+	// (checkAuthForCollMod), which runs before the command, asks for viewOn
+	// and pipeline together, whatever the namespace is.
+	if s.Access.Enabled && !r.fromOplog && r.args.has("viewOn") != r.args.has("pipeline") {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "Must specify both 'viewOn' and 'pipeline' when modifying a view and auth is enabled")
+	}
+	if err := s.checkCollectionUUID(r, &r.args, r.DB, coll); err != nil {
 		return nil, err
 	}
 	if strings.HasPrefix(coll, timeseries.BucketsPrefix) && !r.fromOplog {
@@ -374,8 +380,7 @@ func cappedLimitsArgs(s *Service, r *Request, coll string, ch *engine.Validation
 
 // collModView runs collMod on a view: viewOn and pipeline replace its
 // source and its pipeline, each alone or both (with access control on,
-// MongoDB's authorization check asks for both); other options are not a
-// view's.
+// collModCmd has asked for both); other options are not a view's.
 func collModView(s *Service, r *Request, v *viewDef) error {
 	for _, f := range r.args.present() {
 		if f != "viewOn" && f != "pipeline" {
@@ -383,9 +388,6 @@ func collModView(s *Service, r *Request, v *viewDef) error {
 		}
 	}
 	hasOn, hasPipeline := r.args.has("viewOn"), r.args.has("pipeline")
-	if s.Access.Enabled && hasOn != hasPipeline {
-		return mongoerr.New(mongoerr.InvalidOptions, "must specify both 'viewOn' and 'pipeline' when modifying a view and auth is enabled")
-	}
 	if !hasOn && !hasPipeline {
 		return nil
 	}

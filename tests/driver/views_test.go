@@ -528,3 +528,36 @@ func TestCollModViewOnBuckets(t *testing.T) {
 		t.Errorf("the view after the failed collMod: %v, %v", specs, err)
 	}
 }
+
+// TestCollModViewUnderAuth: with access control on, a collMod giving
+// viewOn without pipeline (or the reverse) fails with InvalidOptions (72)
+// and MongoDB's message, as its authorization check (checkAuthForCollMod)
+// does before the command looks at the namespace: on a collection too; with
+// both it modifies the view.
+func TestCollModViewUnderAuth(t *testing.T) {
+	root, _ := startAuthServer(t)
+	ctx := context.Background()
+	db := root.Database(testDB)
+	if err := db.CreateView(ctx, "vauth", "c", bson.A{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "cauth"); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Must specify both 'viewOn' and 'pipeline' when modifying a view and auth is enabled"
+	for _, cmd := range []bson.D{
+		{{Key: "collMod", Value: "vauth"}, {Key: "viewOn", Value: "d"}},
+		{{Key: "collMod", Value: "vauth"}, {Key: "pipeline", Value: bson.A{}}},
+		{{Key: "collMod", Value: "cauth"}, {Key: "viewOn", Value: "d"}},
+		{{Key: "collMod", Value: "vauth"}, {Key: "viewOn", Value: "d"}, {Key: "validator", Value: bson.D{}}},
+	} {
+		err := db.RunCommand(ctx, cmd).Err()
+		var se mongo.CommandError
+		if !errors.As(err, &se) || se.Code != 72 || se.Message != want {
+			t.Errorf("%v: %v, want 72 %q", cmd, err, want)
+		}
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "vauth"}, {Key: "viewOn", Value: "d"}, {Key: "pipeline", Value: bson.A{}}}).Err(); err != nil {
+		t.Errorf("collMod with both: %v", err)
+	}
+}
