@@ -109,6 +109,17 @@ func TestInvalidViewDefinitions(t *testing.T) {
 					t.Errorf("%v: %d, want 182", cmd, c)
 				}
 			}
+			// a write's statements fail, each acquiring the collection
+			for _, cmd := range []bson.D{
+				{{Key: "insert", Value: "missing"}, {Key: "documents", Value: bson.A{bson.D{}}}},
+				{{Key: "update", Value: "missing"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{}}}}}},
+				{{Key: "delete", Value: "missing"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}},
+			} {
+				reply := runCmd(t, s, cmd)
+				if c, _ := reply.Lookup("writeErrors", "0", "code").AsInt64OK(); code(reply) != 0 || c != 182 {
+					t.Errorf("%v: %s, want a write error 182", cmd, reply)
+				}
+			}
 			if c := code(runCmd(t, s, bson.D{{Key: "drop", Value: "system.views"}})); c != 0 {
 				t.Errorf("drop system.views: %d", c)
 			}

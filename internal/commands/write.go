@@ -194,7 +194,9 @@ type batchArgs struct {
 	let bson.Raw
 	// acquireErr is the error of acquiring the collection: the
 	// CollectionUUIDMismatch of a collectionUUID the collection does not
-	// have, or CommandNotSupportedOnView for a view (an insert whose
+	// have, CommandNotSupportedOnView for a view, or InvalidViewDefinition
+	// for a name no collection has while the database's views are
+	// invalid (see lookupView) (an insert whose
 	// implicit creation of the collection is refused fails the same way,
 	// see insertCmd). Each statement that
 	// runs fails with it, as each acquires the collection in MongoDB
@@ -226,8 +228,10 @@ func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (
 		acquireErr = s.checkCollectionUUID(r, c, r.DB, coll)
 	}
 	if err == nil && acquireErr == nil {
+		// a view, or an invalid view catalog met looking for one (a name
+		// no collection has), fails the acquisition
 		ts, err = s.viewTarget(r, r.DB, coll)
-		if mongoerr.Is(err, mongoerr.CommandNotSupportedOnView) {
+		if mongoerr.Is(err, mongoerr.CommandNotSupportedOnView) || mongoerr.Is(err, mongoerr.InvalidViewDefinition) {
 			acquireErr, err = err, nil
 		}
 	}

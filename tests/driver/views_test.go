@@ -503,6 +503,12 @@ func TestInvalidViewCatalog(t *testing.T) {
 	if n, err := db.Collection("c").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
 		t.Errorf("count on the collection: %d, %v", n, err)
 	}
+	// an insert into a collection that does not exist fails its statement
+	_, err := db.Collection("missing").InsertOne(ctx, bson.D{})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 182 {
+		t.Errorf("insert into a missing collection: %v, want a write error 182", err)
+	}
 	apply(bson.D{{Key: "op", Value: "d"}, {Key: "ns", Value: "invalidviewcatalog.system.views"}, {Key: "o", Value: bson.D{{Key: "_id", Value: "invalidviewcatalog.bad"}}}})
 	if n, err := db.Collection("v").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
 		t.Errorf("count on the view after the removal: %d, %v", n, err)
