@@ -150,26 +150,39 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err == nil {
 		err = s.checkDropUUID(r, name, ts)
 	}
+	// While the database's view catalog is invalid, MongoDB drops a name
+	// the catalog holds no view of as one that does not exist, after the
+	// collectionUUID check (dropCollection's InvalidViewDefinition
+	// handler in drop_collection.cpp); a view's drop fails.
+	invalidViews := mongoerr.Is(err, mongoerr.InvalidViewDefinition)
+	if invalidViews {
+		if err = s.checkDropUUID(r, name, nil); err == nil && s.hasViewDoc(r, name) {
+			err = invalidViewCatalog()
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	if dropped, err := s.dropView(r, name); dropped || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		// A view's drop answers its ns; a time series collection's also
-		// its buckets' nIndexesWas (MongoDB's _dropView and the buckets'
-		// drop fill one reply).
-		var reply bson.D
-		if ts != nil {
-			if b := s.Engine.Collection(r.DB, ts.buckets); b != nil {
-				reply = append(reply, bson.E{Key: "nIndexesWas", Value: int32(b.IndexCount())})
-			}
-			if err := s.dropTimeseries(r, ts); err != nil {
+	// (an invalid catalog has no view of name here)
+	if !invalidViews {
+		if dropped, err := s.dropView(r, name); dropped || err != nil {
+			if err != nil {
 				return nil, err
 			}
+			// A view's drop answers its ns; a time series collection's also
+			// its buckets' nIndexesWas (MongoDB's _dropView and the buckets'
+			// drop fill one reply).
+			var reply bson.D
+			if ts != nil {
+				if b := s.Engine.Collection(r.DB, ts.buckets); b != nil {
+					reply = append(reply, bson.E{Key: "nIndexesWas", Value: int32(b.IndexCount())})
+				}
+				if err := s.dropTimeseries(r, ts); err != nil {
+					return nil, err
+				}
+			}
+			return marshal(append(reply, bson.E{Key: "ns", Value: r.DB + "." + name})), nil
 		}
-		return marshal(append(reply, bson.E{Key: "ns", Value: r.DB + "." + name})), nil
 	}
 	c := s.Engine.Collection(r.DB, name)
 	if c != nil && !r.fromOplog {

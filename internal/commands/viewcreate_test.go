@@ -109,6 +109,14 @@ func TestInvalidViewDefinitions(t *testing.T) {
 					t.Errorf("%v: %d, want 182", cmd, c)
 				}
 			}
+			// a name without a view is dropped as one that does not exist,
+			// a view's drop fails
+			if c := code(runCmd(t, s, bson.D{{Key: "drop", Value: "missing"}})); c != 0 {
+				t.Errorf("drop of a missing name: %d, want 0", c)
+			}
+			if c := code(runCmd(t, s, bson.D{{Key: "drop", Value: "v"}})); c != 182 {
+				t.Errorf("drop of a view: %d, want 182", c)
+			}
 			// a write's statements fail, each acquiring the collection
 			for _, cmd := range []bson.D{
 				{{Key: "insert", Value: "missing"}, {Key: "documents", Value: bson.A{bson.D{}}}},

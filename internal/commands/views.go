@@ -533,6 +533,17 @@ func (s *Service) dropView(r *Request, name string) (bool, error) {
 	return true, err
 }
 
+// hasViewDoc reports whether system.views holds a definition of
+// r.DB.name, whether or not the view catalog would load it.
+func (s *Service) hasViewDoc(r *Request, name string) bool {
+	if s.Engine.CollectionIn(r.Txn, r.DB, engine.ViewsCollection) == nil {
+		return false
+	}
+	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + name}})
+	doc, err := findOne(s.Engine, r.DB, engine.ViewsCollection, engine.FindOptions{Filter: key, Txn: r.Txn, Ctx: engine.WithOpStats(r.Ctx, nil)})
+	return doc != nil && err == nil
+}
+
 // views lists db's views.
 func (s *Service) views(r *Request, db string) ([]*viewDef, error) {
 	return s.readViews(r, db, r.Ctx)

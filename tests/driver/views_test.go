@@ -503,6 +503,14 @@ func TestInvalidViewCatalog(t *testing.T) {
 	if n, err := db.Collection("c").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
 		t.Errorf("count on the collection: %d, %v", n, err)
 	}
+	// a missing name is dropped as MongoDB drops it, a view's drop fails
+	if err := db.Collection("missing").Drop(ctx); err != nil {
+		t.Errorf("drop of a missing name: %v", err)
+	}
+	var se mongo.ServerError
+	if err := db.Collection("v").Drop(ctx); !errors.As(err, &se) || !se.HasErrorCode(182) {
+		t.Errorf("drop of a view: %v, want InvalidViewDefinition", err)
+	}
 	// an insert into a collection that does not exist fails its statement
 	_, err := db.Collection("missing").InsertOne(ctx, bson.D{})
 	var we mongo.WriteException
