@@ -34,21 +34,7 @@ func TestApplyOpsReplaysOplog(t *testing.T) {
 	in := startInstance(t, cfg)
 	client := connect(t, in)
 	ctx := context.Background()
-	applier := client
-	if testAuth() {
-		// Writes of system.views take more than root holds: MongoDB's
-		// manual has oplog replays run by a user with anyAction on
-		// anyResource.
-		for _, cmd := range []bson.D{
-			{{Key: "createRole", Value: "replayer"}, {Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "anyResource", Value: true}}}, {Key: "actions", Value: bson.A{"anyAction"}}}}}, {Key: "roles", Value: bson.A{}}},
-			{{Key: "createUser", Value: "replayer"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"replayer"}}},
-		} {
-			if _, err := runCmd(client, "admin", cmd); err != nil {
-				t.Fatal(err)
-			}
-		}
-		applier = connectAs(t, in, "replayer", "pw", "admin", "")
-	}
+	applier := anyActionClient(t, client, in)
 	oplog := client.Database("local").Collection("oplog.rs")
 	src := client.Database("opsrc")
 	for seed := uint64(1); seed <= 3; seed++ {
@@ -545,4 +531,24 @@ func TestApplyOpsCreateWithUUID(t *testing.T) {
 	if err := apply(client, insert); err != nil {
 		t.Fatalf("an entry with the collection's ui after a restart: %v", err)
 	}
+}
+
+// anyActionClient is a client of in allowed anyAction on anyResource: with
+// access control (testAuth) a new user's, since writes of system.views
+// through applyOps take more than root holds (MongoDB's manual has oplog
+// replays run by such a user); client itself otherwise.
+func anyActionClient(t *testing.T, client *mongo.Client, in *instance.Instance) *mongo.Client {
+	t.Helper()
+	if !testAuth() {
+		return client
+	}
+	for _, cmd := range []bson.D{
+		{{Key: "createRole", Value: "replayer"}, {Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "anyResource", Value: true}}}, {Key: "actions", Value: bson.A{"anyAction"}}}}}, {Key: "roles", Value: bson.A{}}},
+		{{Key: "createUser", Value: "replayer"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"replayer"}}},
+	} {
+		if _, err := runCmd(client, "admin", cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return connectAs(t, in, "replayer", "pw", "admin", "")
 }

@@ -471,7 +471,7 @@ func TestViewFailingConstant(t *testing.T) {
 // catalog before looking the name up, while commands on collections still
 // run; removing the definition restores the views.
 func TestInvalidViewCatalog(t *testing.T) {
-	client, _ := startServer(t)
+	client, in := startServer(t)
 	ctx := context.Background()
 	db := client.Database("invalidviewcatalog")
 	if _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
@@ -481,9 +481,10 @@ func TestInvalidViewCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := bson.D{{Key: "_id", Value: "invalidviewcatalog.bad"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "xx"}}}}
+	applier := anyActionClient(t, client, in)
 	apply := func(op bson.D) {
 		t.Helper()
-		if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "applyOps", Value: bson.A{op}}}).Err(); err != nil {
+		if err := applier.Database("admin").RunCommand(ctx, bson.D{{Key: "applyOps", Value: bson.A{op}}}).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
