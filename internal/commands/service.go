@@ -91,6 +91,8 @@ type Service struct {
 	Access AccessControl
 	// ops are the commands running now, for currentOp.
 	ops opRegistry
+	// viewDocs remembers which view definitions are valid (views.go).
+	viewDocs viewDocMemo
 	// noDiskUseByDefault is allowDiskUseByDefault negated (see
 	// parameters.go), so that the zero Service has MongoDB's default.
 	noDiskUseByDefault atomic.Bool

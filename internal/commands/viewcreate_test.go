@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -276,5 +277,26 @@ func TestCollModViewOnBuckets(t *testing.T) {
 	reply = runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "v"}}}})
 	if on, _ := reply.Lookup("cursor", "firstBatch", "0", "options", "viewOn").StringValueOK(); on != "c" {
 		t.Errorf("viewOn after the failed collMod: %q, want c", on)
+	}
+}
+
+// TestViewDocMemo: the memo answers as validViewDoc does, asked again and
+// after it forgot a full database's answers.
+func TestViewDocMemo(t *testing.T) {
+	var m viewDocMemo
+	doc := func(i int, viewOn string) bson.Raw {
+		return marshal(bson.D{{Key: "_id", Value: fmt.Sprintf("test.v%d", i)}, {Key: "viewOn", Value: viewOn}, {Key: "pipeline", Value: bson.A{}}})
+	}
+	for i := range viewDocMemoSize + 2 {
+		for _, d := range []bson.Raw{doc(i, "c"), doc(i, "system.buckets.other")} {
+			for range 2 {
+				if got, want := m.valid("test", d), validViewDoc("test", d); got != want {
+					t.Fatalf("%s: memo says %v, validViewDoc %v", d, got, want)
+				}
+			}
+		}
+	}
+	if n := len(m.known["test"]); n > viewDocMemoSize {
+		t.Errorf("%d answers kept, want at most %d", n, viewDocMemoSize)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -49,16 +50,11 @@ func (s *Service) lookupView(r *Request, db, name string) (*viewDef, error) {
 	if name == "" || strings.HasPrefix(name, "system.") || s.Engine.CollectionIn(r.Txn, db, name) != nil {
 		return nil, nil
 	}
-	views, err := s.readViews(r, db, engine.WithOpStats(r.Ctx, nil))
-	if err != nil {
+	views, err := s.readViews(r, db, name, engine.WithOpStats(r.Ctx, nil))
+	if err != nil || len(views) == 0 {
 		return nil, err
 	}
-	for _, v := range views {
-		if v.name == name {
-			return v, nil
-		}
-	}
-	return nil, nil
+	return views[0], nil
 }
 
 // invalidViewCatalog is MongoDB's error for using the views of a database
@@ -546,13 +542,14 @@ func (s *Service) hasViewDoc(r *Request, name string) bool {
 
 // views lists db's views.
 func (s *Service) views(r *Request, db string) ([]*viewDef, error) {
-	return s.readViews(r, db, r.Ctx)
+	return s.readViews(r, db, "", r.Ctx)
 }
 
-// readViews reads db's views from system.views with ctx; one definition
-// MongoDB's view catalog would not load (validViewDoc) fails the read with
-// InvalidViewDefinition.
-func (s *Service) readViews(r *Request, db string, ctx context.Context) ([]*viewDef, error) {
+// readViews reads db's views from system.views with ctx, all of them or,
+// when only is not empty, the one of that name. It checks every definition
+// either way: one MongoDB's view catalog would not load (validViewDoc)
+// fails the read with InvalidViewDefinition.
+func (s *Service) readViews(r *Request, db, only string, ctx context.Context) ([]*viewDef, error) {
 	if s.Engine.CollectionIn(r.Txn, db, engine.ViewsCollection) == nil {
 		return nil, nil
 	}
@@ -567,10 +564,12 @@ func (s *Service) readViews(r *Request, db string, ctx context.Context) ([]*view
 		if doc == nil || err != nil {
 			return out, err
 		}
-		if !validViewDoc(db, doc) {
+		if !s.viewDocs.valid(db, doc) {
 			return nil, invalidViewCatalog()
 		}
-		out = append(out, parseViewDoc(db, bson.Raw(slices.Clone(doc))))
+		if id, _ := doc.Lookup("_id").StringValueOK(); only == "" || id == db+"."+only {
+			out = append(out, parseViewDoc(db, bson.Raw(slices.Clone(doc))))
+		}
 	}
 }
 
@@ -826,4 +825,35 @@ func queryStages(o engine.FindOptions) bson.A {
 		stages = append(stages, bson.D{{Key: "$limit", Value: o.Limit}})
 	}
 	return stages
+}
+
+// viewDocMemo remembers validViewDoc's answers by database and definition:
+// an answer depends on nothing else, and every lookup of a view reads all
+// of its database's definitions. It forgets a database's answers past
+// viewDocMemoSize of them.
+type viewDocMemo struct {
+	mu    sync.Mutex
+	known map[string]map[string]bool // database -> definition -> valid
+}
+
+const viewDocMemoSize = 1 << 12
+
+// valid is validViewDoc(db, doc), remembered.
+func (m *viewDocMemo) valid(db string, doc bson.Raw) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	byDoc := m.known[db]
+	if ok, seen := byDoc[string(doc)]; seen {
+		return ok
+	}
+	if byDoc == nil || len(byDoc) >= viewDocMemoSize {
+		if m.known == nil {
+			m.known = map[string]map[string]bool{}
+		}
+		byDoc = map[string]bool{}
+		m.known[db] = byDoc
+	}
+	ok := validViewDoc(db, doc)
+	byDoc[string(doc)] = ok
+	return ok
 }
