@@ -51,22 +51,24 @@ func (e *Engine) count(c *Collection, p *planner.Plan, f *query.Filter, o FindOp
 		}
 		n, err = countMatches(&matchScan{src: src, filter: f, ctx: o.Ctx}, o.wanted())
 	}
+	if run != nil {
+		// what a failed run counted is what its explain reports
+		run.matched = n
+	}
 	if err != nil {
 		return 0, err
-	}
-	if run != nil {
-		run.matched = n
 	}
 	return max(n-o.Skip, 0), nil
 }
 
-// countMatches counts the matches of scan, up to want (0: all).
+// countMatches counts the matches of scan, up to want (0: all); on an
+// error, those counted before it.
 func countMatches(scan *matchScan, want int64) (int64, error) {
 	var n int64
 	for want == 0 || n < want {
 		doc, _, err := scan.next()
 		if err != nil {
-			return 0, err
+			return n, err
 		}
 		if doc == nil {
 			break

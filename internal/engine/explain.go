@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
 )
@@ -73,12 +75,12 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 			}
 		}
 	}
-	out := queryPlanner(ns, q.filter, c, id, winning, rejectedPlans)
 	if v < ExecutionStats {
-		return out, nil
+		return queryPlanner(ns, q.filter, c, id, winning, rejectedPlans), nil
 	}
 	stats := &OpStats{}
 	var n int64
+	var failed *mongoerr.Error
 	start := time.Now()
 	stages := winning
 	switch {
@@ -86,7 +88,9 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 		run := &stageRun{stats: stats}
 		if c != nil {
 			if _, err = e.count(c, p, q.filter, o, stats, run); err != nil {
-				return nil, err
+				if failed = explainFailure(err); failed == nil {
+					return nil, err
+				}
 			}
 		}
 		run.millis = time.Since(start).Milliseconds()
@@ -94,14 +98,37 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 	case c != nil:
 		var run *stageRun
 		if n, run, err = e.runStages(c, q, p, o, stats, nil); err != nil {
-			return nil, err
+			if failed = explainFailure(err); failed == nil {
+				return nil, err
+			}
 		}
-		if stagesMeasurable(p, winning) {
+		if run != nil && stagesMeasurable(p, winning) {
 			run.millis = time.Since(start).Milliseconds()
 			stages, _ = run.annotate(winning)
 		}
 	}
-	return append(out, executionStats(n, start, stats, stages, v, trial, shape)), nil
+	if failed != nil {
+		// A failed run leaves MongoDB's explain without the collection
+		// (explainStages), so its queryPlanner has no index filter,
+		// queryHash or planCacheKey.
+		c, id = nil, cacheIdentity{}
+	}
+	out := queryPlanner(ns, q.filter, c, id, winning, rejectedPlans)
+	return append(out, executionStats(n, start, stats, stages, v, trial, shape, failed)), nil
+}
+
+// explainFailure is err as an explain with execution reports it: a
+// MongoDB error raised while the plan runs (a $divide by zero, a sort
+// over its memory limit) makes executionSuccess false with the error's
+// message and code, and the explain succeeds (explainStages catches it).
+// An interruption, or an error of Folio itself, still fails the command
+// (nil).
+func explainFailure(err error) *mongoerr.Error {
+	me, ok := errors.AsType[*mongoerr.Error](err)
+	if !ok || mongoerr.IsInterruption(err) {
+		return nil
+	}
+	return me
 }
 
 // ExplainDistinct describes how a distinct on key runs: as a DISTINCT_SCAN
@@ -169,13 +196,14 @@ func (e *Engine) explainDistinct(db, coll, key string, o FindOptions, v Verbosit
 		run.millis = time.Since(start).Milliseconds()
 		stages, _ = run.annotate(winning)
 	}
-	return append(out, executionStats(int64(n), start, stats, stages, v, nil, planner.Shape{})), nil
+	return append(out, executionStats(int64(n), start, stats, stages, v, nil, planner.Shape{}, nil)), nil
 }
 
 // queryPlanner is the queryPlanner section of an explain: parsedQuery is
 // the filter as MongoDB serializes its normalized tree; a query under a
 // collation other than simple (the command's or the collection's default)
-// shows it after parsedQuery (generatePlannerInfo).
+// shows it after parsedQuery (generatePlannerInfo); queryHash and
+// planCacheKey are left out for an identity without them.
 func queryPlanner(ns string, filter *query.Filter, c *Collection, id cacheIdentity, winning bson.D, rejected bson.A) bson.D {
 	planner := bson.D{
 		{Key: "namespace", Value: ns},
@@ -185,9 +213,10 @@ func queryPlanner(ns string, filter *query.Filter, c *Collection, id cacheIdenti
 	if coll := filter.Collator(); coll != nil {
 		planner = append(planner, bson.E{Key: "collation", Value: coll.Document()})
 	}
+	if id.queryHash != "" {
+		planner = append(planner, bson.E{Key: "queryHash", Value: id.queryHash}, bson.E{Key: "planCacheKey", Value: id.cacheKey})
+	}
 	planner = append(planner,
-		bson.E{Key: "queryHash", Value: id.queryHash},
-		bson.E{Key: "planCacheKey", Value: id.cacheKey},
 		bson.E{Key: "winningPlan", Value: winning},
 		bson.E{Key: "rejectedPlans", Value: rejected})
 	return bson.D{
@@ -208,16 +237,20 @@ func shownFilter(q compiledFind, let *expr.Let) func(bson.Raw) any {
 
 // executionStats is the executionStats section of an explain; at
 // verbosity AllPlansExecution it ends with the trial's allPlansExecution
-// (its plans explained by shape).
-func executionStats(n int64, start time.Time, stats *OpStats, stages bson.D, v Verbosity, trial *trialResult, shape planner.Shape) bson.E {
-	d := bson.D{
-		{Key: "executionSuccess", Value: true},
-		{Key: "nReturned", Value: explainCount(n)},
-		{Key: "executionTimeMillis", Value: explainCount(time.Since(start).Milliseconds())},
-		{Key: "totalKeysExamined", Value: explainCount(stats.KeysExamined)},
-		{Key: "totalDocsExamined", Value: explainCount(stats.DocsExamined)},
-		{Key: "executionStages", Value: stages},
+// (its plans explained by shape). A run that failed reports its error
+// (errorMessage, errorCode) after executionSuccess.
+func executionStats(n int64, start time.Time, stats *OpStats, stages bson.D, v Verbosity, trial *trialResult, shape planner.Shape, failed *mongoerr.Error) bson.E {
+	d := bson.D{{Key: "executionSuccess", Value: failed == nil}}
+	if failed != nil {
+		d = append(d, bson.E{Key: "errorMessage", Value: failed.Msg}, bson.E{Key: "errorCode", Value: int32(failed.Code)})
 	}
+	d = append(d,
+		bson.E{Key: "nReturned", Value: explainCount(n)},
+		bson.E{Key: "executionTimeMillis", Value: explainCount(time.Since(start).Milliseconds())},
+		bson.E{Key: "totalKeysExamined", Value: explainCount(stats.KeysExamined)},
+		bson.E{Key: "totalDocsExamined", Value: explainCount(stats.DocsExamined)},
+		bson.E{Key: "executionStages", Value: stages},
+	)
 	if v >= AllPlansExecution {
 		d = append(d, allPlansExecution(trial, shape))
 	}

@@ -130,7 +130,8 @@ type stageRun struct {
 // runStages runs the find's plan p to its end for explain, as execute
 // runs it, with its source counted: the documents it returned and what
 // its stages did. visit, when set, takes each document and may stop the
-// run (stopped).
+// run (stopped). A run that fails once its plan is open returns, with
+// its error, what it did until then (run non-nil, stopped).
 func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats, visit func(bson.Raw) (bool, error)) (n int64, run *stageRun, err error) {
 	m, ordered, err := e.open(c, q, p, o, stats, nil)
 	if err != nil {
@@ -142,8 +143,10 @@ func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o Fin
 	var cur Cursor = m
 	var sorted *sorter.Sorter
 	if !ordered {
+		o.explaining = true
 		if cur, err = sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir); err != nil {
-			return 0, nil, err
+			run.matched, run.stopped = skip-m.skip+m.served, true
+			return 0, run, err
 		}
 		sorted = cur.(*sortedCursor).s
 	}
@@ -151,7 +154,10 @@ func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o Fin
 	for {
 		doc, err := cur.Next()
 		if err != nil {
-			return 0, nil, err
+			// The run failed after n results: its statistics so far are
+			// what an explain reports beside the error (explainFailure).
+			run.n, run.matched, run.stopped = n, skip-m.skip+m.served, true
+			return n, run, err
 		}
 		if doc == nil {
 			break

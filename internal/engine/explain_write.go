@@ -202,5 +202,5 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 		run.millis = time.Since(start).Milliseconds()
 		stages = run.writeStages(winning, counts(), returned, upserted, stagesMeasurable(p, input))
 	}
-	return append(out, executionStats(returned, start, stats, stages, v, trial, shape)), nil
+	return append(out, executionStats(returned, start, stats, stages, v, trial, shape, nil)), nil
 }

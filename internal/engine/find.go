@@ -96,14 +96,21 @@ type FindOptions struct {
 	// MongoDB: FindExecutorContext when empty, the aggregate's for a
 	// pipeline's leading $sort.
 	ExecutorContext string
+	// explaining is set for an explain's run, whose errors MongoDB
+	// reports as its executor raised them, without a command's context.
+	explaining bool
 }
 
-// executorContext is o.ExecutorContext, FindExecutorContext by default.
-func (o FindOptions) executorContext() string {
-	if o.ExecutorContext != "" {
-		return o.ExecutorContext
+// inExecutorContext is err with o.ExecutorContext (FindExecutorContext
+// by default) written before its message; an explain's run adds none.
+func (o FindOptions) inExecutorContext(err error) error {
+	if err == nil || o.explaining {
+		return err
 	}
-	return FindExecutorContext
+	if o.ExecutorContext != "" {
+		return mongoerr.AddContext(err, o.ExecutorContext)
+	}
+	return mongoerr.AddContext(err, FindExecutorContext)
 }
 
 // wanted is how many matches the find reads: skip plus limit, or 0 for

@@ -4,7 +4,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/docsrc"
-	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/sorter"
 )
@@ -40,7 +39,7 @@ func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, te
 			if err == nil {
 				err = s.Add(sorter.Entry{Key: key, Doc: doc, Aux: int64(m.lastPos), Meta: m.meta})
 			}
-			err = mongoerr.AddContext(err, o.executorContext())
+			err = o.inExecutorContext(err)
 		}
 		if err != nil {
 			s.Close()
@@ -50,7 +49,7 @@ func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, te
 	it, err := s.Iterate()
 	if err != nil {
 		s.Close()
-		return nil, mongoerr.AddContext(err, o.executorContext())
+		return nil, o.inExecutorContext(err)
 	}
 	return &sortedCursor{s: s, it: it, proj: m.proj, skip: o.Skip}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // TestExplainExecutesAsAggregate: an explain that runs an aggregate
@@ -53,5 +54,44 @@ func TestExplainExecutesAsAggregate(t *testing.T) {
 				t.Fatalf("explain %s at %s: last stage %s, want nReturned %d", name, verbosity, last, want)
 			}
 		}
+	}
+}
+
+// TestExplainReportsRunFailure: an explain at executionStats whose run
+// fails ($expr dividing by zero on the second document) succeeds, its
+// executionStats starting executionSuccess false, errorMessage, errorCode
+// (jstests/core/query/expr/expr.js; MongoDB's explainStages catches the
+// run's error), for a find and for a count; a failure to parse still
+// fails the command.
+func TestExplainReportsRunFailure(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	if _, err := db.Collection("explainfail").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 0}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	divide := bson.D{{Key: "$expr", Value: bson.D{{Key: "$divide", Value: bson.A{1, "$a"}}}}}
+	for _, cmd := range []bson.D{
+		{{Key: "find", Value: "explainfail"}, {Key: "filter", Value: divide}},
+		{{Key: "count", Value: "explainfail"}, {Key: "query", Value: divide}},
+	} {
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			t.Fatalf("explain %v: %v", cmd, err)
+		}
+		elems, _ := out.Lookup("executionStats").Document().Elements()
+		if len(elems) < 3 || elems[0].Key() != "executionSuccess" || elems[0].Value().Boolean() ||
+			elems[1].Key() != "errorMessage" || elems[1].Value().StringValue() != "can't $divide by zero" ||
+			elems[2].Key() != "errorCode" || elems[2].Value().Int32() != 2 {
+			t.Errorf("explain %v: executionStats %s", cmd, out.Lookup("executionStats"))
+		}
+		if _, err := out.LookupErr("queryPlanner", "queryHash"); err == nil {
+			t.Errorf("explain %v: a failed run's queryPlanner has a queryHash: %s", cmd, out.Lookup("queryPlanner"))
+		}
+	}
+	unbound := bson.D{{Key: "find", Value: "explainfail"}, {Key: "filter", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$a", "$$unbound"}}}}}}}
+	err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: unbound}, {Key: "verbosity", Value: "executionStats"}}).Err()
+	if ce, ok := err.(mongo.CommandError); !ok || ce.Code != 17276 {
+		t.Errorf("explain of an unbound variable: %v, want error 17276", err)
 	}
 }
