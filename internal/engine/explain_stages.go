@@ -166,7 +166,8 @@ func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o Fin
 		if visit != nil {
 			more, err := visit(doc)
 			if err != nil {
-				return 0, nil, err
+				run.n, run.matched, run.stopped = n, skip-m.skip+m.served, true
+				return n, run, err
 			}
 			if !more {
 				run.stopped = true

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
 )
@@ -128,7 +129,8 @@ type famReturn struct {
 // visit returns false, the write stage then reporting counts and, with
 // ret (findAndModify's), returning each document it visited, or the one
 // an upsert inserts (nReturned). A sorted write takes the first document
-// in order. On a missing collection the plan is an EOF stage alone.
+// in order. On a missing collection the plan is an EOF stage alone. A run
+// that fails is reported as Explain reports a find's (explainFailure).
 func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, v Verbosity,
 	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E, ret *famReturn) (bson.D, error) {
 	if filter == nil {
@@ -168,10 +170,10 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 			winning = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: ret.fields}, {Key: "inputStage", Value: winning}}
 		}
 	}
-	out := queryPlanner(db+"."+coll, q.filter, c, id, winning, rejected)
 	if v < ExecutionStats {
-		return out, nil
+		return queryPlanner(db+"."+coll, q.filter, c, id, winning, rejected), nil
 	}
+	var failed *mongoerr.Error
 	stats := &OpStats{}
 	start := time.Now()
 	var returned int64
@@ -186,21 +188,30 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 				return false, err
 			}
 			more, err := visit(doc, pos)
-			if ret != nil {
+			if ret != nil && err == nil {
 				returned++
 			}
 			return more && !idHack, err
 		})
 		if err != nil {
-			return nil, err
+			if failed = explainFailure(err); failed == nil {
+				return nil, err
+			}
 		}
 		// An upsert inserts when nothing matched.
-		upserted := ret != nil && ret.upsertNew && returned == 0
+		upserted := failed == nil && ret != nil && ret.upsertNew && returned == 0
 		if upserted {
 			returned = 1
 		}
-		run.millis = time.Since(start).Milliseconds()
-		stages = run.writeStages(winning, counts(), returned, upserted, stagesMeasurable(p, input))
+		if run != nil {
+			run.millis = time.Since(start).Milliseconds()
+			stages = run.writeStages(winning, counts(), returned, upserted, stagesMeasurable(p, input))
+		}
 	}
-	return append(out, executionStats(returned, start, stats, stages, v, trial, shape, nil)), nil
+	if failed != nil {
+		// as explain reports a find's failed run
+		c, id = nil, cacheIdentity{}
+	}
+	out := queryPlanner(db+"."+coll, q.filter, c, id, winning, rejected)
+	return append(out, executionStats(returned, start, stats, stages, v, trial, shape, failed)), nil
 }

@@ -58,11 +58,12 @@ func TestExplainExecutesAsAggregate(t *testing.T) {
 }
 
 // TestExplainReportsRunFailure: an explain at executionStats whose run
-// fails ($expr dividing by zero on the second document) succeeds, its
-// executionStats starting executionSuccess false, errorMessage, errorCode
-// (jstests/core/query/expr/expr.js; MongoDB's explainStages catches the
-// run's error), for a find and for a count; a failure to parse still
-// fails the command.
+// fails ($expr dividing by zero on the second document, $inc of a string)
+// succeeds, its executionStats starting executionSuccess false,
+// errorMessage, errorCode (jstests/core/query/expr/expr.js; MongoDB's
+// explainStages catches the run's error), for a find, a count, a delete,
+// an update and a findAndModify; a failure to parse still fails the
+// command.
 func TestExplainReportsRunFailure(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := t.Context()
@@ -71,18 +72,32 @@ func TestExplainReportsRunFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	divide := bson.D{{Key: "$expr", Value: bson.D{{Key: "$divide", Value: bson.A{1, "$a"}}}}}
-	for _, cmd := range []bson.D{
-		{{Key: "find", Value: "explainfail"}, {Key: "filter", Value: divide}},
-		{{Key: "count", Value: "explainfail"}, {Key: "query", Value: divide}},
+	incString := bson.D{{Key: "$inc", Value: bson.D{{Key: "s", Value: 1}}}}
+	if _, err := db.Collection("explainfail").InsertOne(ctx, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}, {Key: "s", Value: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cmd  bson.D
+		code int32
+		msg  string
+	}{
+		{bson.D{{Key: "find", Value: "explainfail"}, {Key: "filter", Value: divide}}, 2, "can't $divide by zero"},
+		{bson.D{{Key: "count", Value: "explainfail"}, {Key: "query", Value: divide}}, 2, "can't $divide by zero"},
+		{bson.D{{Key: "delete", Value: "explainfail"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: divide}, {Key: "limit", Value: 0}}}}}, 2, "can't $divide by zero"},
+		{bson.D{{Key: "update", Value: "explainfail"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: incString}, {Key: "multi", Value: true}}}}},
+			14, "Cannot apply $inc to a value of non-numeric type. {_id: 2} has the field 's' of non-numeric type string"},
+		{bson.D{{Key: "findAndModify", Value: "explainfail"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 2}}}, {Key: "update", Value: incString}},
+			14, "Cannot apply $inc to a value of non-numeric type. {_id: 2} has the field 's' of non-numeric type string"},
 	} {
+		cmd := c.cmd
 		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
 		if err != nil {
 			t.Fatalf("explain %v: %v", cmd, err)
 		}
 		elems, _ := out.Lookup("executionStats").Document().Elements()
 		if len(elems) < 3 || elems[0].Key() != "executionSuccess" || elems[0].Value().Boolean() ||
-			elems[1].Key() != "errorMessage" || elems[1].Value().StringValue() != "can't $divide by zero" ||
-			elems[2].Key() != "errorCode" || elems[2].Value().Int32() != 2 {
+			elems[1].Key() != "errorMessage" || elems[1].Value().StringValue() != c.msg ||
+			elems[2].Key() != "errorCode" || elems[2].Value().Int32() != c.code {
 			t.Errorf("explain %v: executionStats %s", cmd, out.Lookup("executionStats"))
 		}
 		if _, err := out.LookupErr("queryPlanner", "queryHash"); err == nil {
