@@ -3,6 +3,7 @@ package regex
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,7 +31,12 @@ import (
 //   - \s also matches a vertical tab, as PCRE2's; \h, \v, \R and \N
 //     become the classes PCRE2 gives them (.NET reads \v as a vertical tab);
 //   - \g{N}, \g{-N}, \gN, \g{name}, \k{name} and (?P=name) become \k<...>;
-//     (?(<name>)...) becomes (?(name)...); \o{...} becomes \x{...};
+//     (?(<name>)...) becomes (?(name)...);
+//   - a character escape (\xhh, \x{...}, \o{...}, \N{U+...}, \cX, and
+//     \ddd where PCRE2 reads octal rather than a backreference) becomes
+//     \x{...}; a letter PCRE2 gives no meaning after a backslash, a code
+//     point it refuses, and an escape a class may not hold are errors, as
+//     in PCRE2; [[:<:]] and [[:>:]] become a boundary and an assertion;
 //   - a conditional's assertion gets its own parenthesis, (?((?=...))...),
 //     and each of its branches is wrapped in (?:...) (regexp2 loses later
 //     captures without the one and refuses an option group without the
@@ -298,6 +304,8 @@ func (t *translator) step() error {
 	switch {
 	case c == '\\':
 		return t.escape()
+	case strings.HasPrefix(t.p[t.i:], "[[:<:]]"), strings.HasPrefix(t.p[t.i:], "[[:>:]]"):
+		t.wordEdge(t.p[t.i+3] == '<')
 	case c == '[':
 		return t.class()
 	case c == '(':
@@ -370,6 +378,23 @@ func (t *translator) step() error {
 
 // quantifierLen is the length of the {n}, {n,} or {n,m} quantifier s
 // starts with, 0 when the brace is a literal.
+// wordEdge translates PCRE2's [[:<:]] (start of a word) and [[:>:]] (end),
+// which PCRE2 reads as \b(?=\w) and \b(?<=\w), word characters ASCII
+// without (*UCP): a quantifier after them repeats the assertion.
+func (t *translator) wordEdge(start bool) {
+	boundary, word := asciiBoundary, `(?-i:[A-Za-z0-9_])`
+	if t.ucp {
+		boundary, word = `\b`, `\w`
+	}
+	look := "(?="
+	if !start {
+		look = "(?<="
+	}
+	t.anchor(boundary, 0)
+	t.item(look+word+")", len("[[:<:]]"), 0)
+	t.atomAhead = true
+}
+
 func quantifierLen(s string) int {
 	i := 1
 	digits := func() int {
@@ -529,8 +554,18 @@ func (t *translator) escape() error {
 		}
 		t.mark(autoLineBreak)
 	case 'N':
-		if t.i+2 < len(t.p) && t.p[t.i+2] == '{' {
-			return unsupported(`\N{...}`)
+		if rest := t.p[t.i+2:]; strings.HasPrefix(rest, "{") && quantifierLen(rest) == 0 {
+			// Not a repeat of \N: a character by its code point, \N{U+hh...},
+			// or a character name, which PCRE2 refuses.
+			if !strings.HasPrefix(rest, "{U+") {
+				return invalid(errPerlEscape)
+			}
+			r, l, err := bracedCodePoint(rest[3:], false)
+			if err != nil {
+				return err
+			}
+			t.item(fmt.Sprintf(`\x{%X}`, r), 5+l, 1)
+			return nil
 		}
 		t.item(`[^`+t.nl.escaped()+`]`, 2, 1)
 		t.mark(autoAny)
@@ -569,29 +604,198 @@ func (t *translator) escape() error {
 		} else {
 			t.item(t.p[t.i:t.i+l], l, 1)
 		}
-	case 'x':
-		t.item(t.p[t.i:t.i+escapeLen(t.p[t.i:])], escapeLen(t.p[t.i:]), 1)
-	case 'c':
-		t.item(t.p[t.i:min(t.i+3, len(t.p))], min(3, len(t.p)-t.i), 1)
+	case 'x', 'c':
+		r, l, err := t.characterEscape()
+		if err != nil {
+			return err
+		}
+		t.item(fmt.Sprintf(`\x{%X}`, r), l, 1)
 	case 'A', 'z', 'G':
 		t.anchor(t.p[t.i:t.i+2], 2)
 	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		t.item(t.p[t.i:t.i+2], 2, t.refWidth(t.p[t.i+1:t.i+2])) // a backreference
+		return t.digitEscape()
 	default:
+		if err := letterEscapeError(n, false); err != nil {
+			return err
+		}
 		_, size := utf8.DecodeRuneInString(t.p[t.i+1:])
 		t.item(t.p[t.i:t.i+1+size], 1+size, 1)
 	}
 	return nil
 }
 
+// digitEscape translates \ followed by a digit other than 0. As PCRE2
+// reads it, the decimal number is a backreference when it is below 10,
+// starts with 8 or 9, or that many groups have opened before it; otherwise
+// up to three octal digits give a character and any other digits are
+// literals (\101 is A, \18 is \x01 and 8).
+func (t *translator) digitEscape() error {
+	j := t.i + 1
+	for j < len(t.p) && t.p[j] >= '0' && t.p[j] <= '9' {
+		j++
+	}
+	digits := t.p[t.i+1 : j]
+	num, err := strconv.Atoi(digits)
+	if err != nil || len(digits) > 9 {
+		num = math.MaxInt32
+	}
+	if num < 10 || digits[0] >= '8' || num <= t.captures {
+		if num < 10 {
+			t.item(t.p[t.i:j], j-t.i, t.refWidth(digits))
+		} else {
+			t.item(`\k<`+strconv.Itoa(num)+`>`, j-t.i, t.refWidth(strconv.Itoa(num)))
+		}
+		return nil
+	}
+	var r rune
+	n := 0
+	for n < 3 && n < len(digits) && digits[n] <= '7' {
+		r = r<<3 | rune(digits[n]-'0')
+		n++
+	}
+	t.item(fmt.Sprintf(`\x{%X}`, r), 1+n, 1)
+	return nil
+}
+
+// PCRE2's compile errors for escapes.
+const (
+	errUnrecognizedEscape = `unrecognized character follows \`
+	errPerlEscape         = `PCRE2 does not support \F, \L, \l, \N{name}, \U, or \u`
+	errClassEscape        = `escape sequence is invalid in character class`
+	errDigitsMissing      = `digits missing in \x{} or \o{} or \N{U+}`
+	errNonHex             = `non-hex character in \x{} (closing brace missing?)`
+	errNonOctal           = `non-octal character in \o{} (closing brace missing?)`
+	errTooLarge           = `character code point value in \x{} or \o{} is too large`
+	errSurrogate          = `disallowed Unicode code point (>= 0xd800 && <= 0xdfff)`
+	errNoSubpattern       = "reference to non-existent subpattern"
+)
+
+// invalid is the compile error PCRE2 reports with text.
+func invalid(text string) error { return &Error{Kind: Invalid, Err: errors.New(text)} }
+
+// letterEscapeError is PCRE2's error for a backslash followed by the ASCII
+// letter n, nil when PCRE2 gives the escape a meaning there (in a class
+// when inClass). PCRE2 gives none to most letters: \F, \L, \l, \U and \u
+// (Perl's case escapes) fail with a message naming them, the others as
+// unrecognized; in a class, the escapes that match no single character
+// (the anchors, \B, \R, \X, \C, \K, \k) are invalid, and \N has its own
+// error.
+func letterEscapeError(n byte, inClass bool) error {
+	switch n {
+	case 'F', 'L', 'l', 'U', 'u':
+		return invalid(errPerlEscape)
+	case 'I', 'J', 'M', 'O', 'T', 'Y', 'i', 'j', 'm', 'q', 'y':
+		return invalid(errUnrecognizedEscape)
+	}
+	if inClass {
+		switch n {
+		case 'N':
+			return invalid(`\N is not supported in a class`)
+		case 'A', 'B', 'C', 'G', 'K', 'R', 'X', 'Z', 'k', 'z':
+			return invalid(errClassEscape)
+		}
+	}
+	return nil
+}
+
+// characterEscape reads the \x or \c escape at i: the character it stands
+// for and its length. \xhh takes up to two hexadecimal digits (none is
+// NUL); \x{...} a code point; \cX is the printable ASCII character X,
+// upper-cased, with bit 6 flipped.
+func (t *translator) characterEscape() (rune, int, error) {
+	s := t.p[t.i+2:]
+	if t.p[t.i+1] == 'c' {
+		switch {
+		case s == "":
+			return 0, 0, invalid(`\c at end of pattern`)
+		case s[0] < ' ' || s[0] > '~':
+			return 0, 0, invalid(`\c must be followed by a printable ASCII character`)
+		}
+		c := s[0]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		return rune(c ^ 0x40), 3, nil
+	}
+	if strings.HasPrefix(s, "{") {
+		r, l, err := bracedCodePoint(s[1:], false)
+		return r, 3 + l, err
+	}
+	var r rune
+	n := 0
+	for n < len(s) && n < 2 {
+		v := hexDigit(s[n])
+		if v < 0 {
+			break
+		}
+		r = r<<4 | rune(v)
+		n++
+	}
+	return r, 2 + n, nil
+}
+
+// hexDigit is the value of the hexadecimal digit c, or -1.
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// bracedCodePoint reads the digits and closing brace of \x{...}, \o{...}
+// (octal) or \N{U+...}, s starting after the opening: the code point and
+// the length read. As in PCRE2's UTF mode, no digits, a value past
+// U+10FFFF, a surrogate, or something other than a digit before the
+// brace is an error.
+func bracedCodePoint(s string, octal bool) (rune, int, error) {
+	if s == "" || s[0] == '}' {
+		return 0, 0, invalid(errDigitsMissing)
+	}
+	var v int64
+	i := 0
+	for ; i < len(s); i++ {
+		d := hexDigit(s[i])
+		if octal && (s[i] < '0' || s[i] > '7') {
+			d = -1
+		}
+		if d < 0 {
+			break
+		}
+		if octal {
+			v = v<<3 | int64(d)
+		} else {
+			v = v<<4 | int64(d)
+		}
+		if v > utf8.MaxRune {
+			return 0, 0, invalid(errTooLarge)
+		}
+	}
+	switch {
+	case i == len(s) || s[i] != '}':
+		if octal {
+			return 0, 0, invalid(errNonOctal)
+		}
+		return 0, 0, invalid(errNonHex)
+	case v >= 0xD800 && v <= 0xDFFF:
+		return 0, 0, invalid(errSurrogate)
+	}
+	return rune(v), i + 1, nil
+}
+
 // pcreProperties are the class bodies of PCRE2's special properties, which
 // regexp2 does not know: Xan (alphanumeric), Xsp and Xps (Perl and POSIX
-// space: Z and the ASCII spaces), Xwd (word: alphanumeric and _), Xuc (what
-// a universal character name can stand for), L& (a cased letter) and Any.
+// space: Z and the spaces of \h and \v), Xwd (word: alphanumeric and _),
+// Xuc (what a universal character name can stand for), L& (a cased letter)
+// and Any.
 // PCRE2 matches them with Unicode properties with or without (*UCP).
 var pcreProperties = map[string]string{
 	"Xan": `\p{L}\p{N}`, "Xwd": `\p{L}\p{N}_`,
-	"Xsp": `\p{Z}\t\n\x0B\f\r`, "Xps": `\p{Z}\t\n\x0B\f\r`,
+	"Xsp": `\p{Z}` + hSpaceClass + vSpaceClass, "Xps": `\p{Z}` + hSpaceClass + vSpaceClass,
 	"Xuc": `$@` + "`" + `\x{A0}-\x{D7FF}\x{E000}-\x{10FFFF}`,
 	"L&":  `\p{Lu}\p{Ll}\p{Lt}`, "Any": `\x{0}-\x{10FFFF}`,
 }
@@ -616,8 +820,8 @@ func specialProperty(s string) (body string, negated bool, n int, ok bool) {
 	return body, negated, end + 1, ok
 }
 
-// escapeLen is the length of the \p, \P or \x escape s starts with: its
-// braced form, or one letter (\pL) or up to two hex digits (\xhh).
+// escapeLen is the length of the \p or \P escape s starts with: its
+// braced form, or one letter (\pL).
 func escapeLen(s string) int {
 	if len(s) > 2 && s[2] == '{' {
 		if end := strings.IndexByte(s, '}'); end > 0 {
@@ -625,14 +829,7 @@ func escapeLen(s string) int {
 		}
 		return len(s)
 	}
-	if s[1] != 'x' {
-		return min(3, len(s))
-	}
-	n := 2
-	for n < len(s) && n < 4 && strings.IndexByte("0123456789abcdefABCDEF", s[n]) >= 0 {
-		n++
-	}
-	return n
+	return min(3, len(s))
 }
 
 // quoted emits the text of \Q...\E (or to the end) escaped, each character
@@ -690,11 +887,20 @@ func (t *translator) backreference() error {
 		ref, n = s[:j], n+j
 	}
 	if num, err := strconv.Atoi(ref); err == nil {
-		if num < 0 {
-			num += t.captures + 1
-		}
-		if num <= 0 || strings.HasPrefix(ref, "+") {
+		// A signed number counts from the groups opened so far: -1 is the
+		// last, +1 the next.
+		signed := strings.HasPrefix(ref, "-") || strings.HasPrefix(ref, "+")
+		if signed && num == 0 {
 			return &Error{Kind: Invalid, Err: fmt.Errorf("a relative value of zero is not allowed")}
+		}
+		switch {
+		case num < 0:
+			num += t.captures + 1
+		case signed:
+			num += t.captures
+		}
+		if num <= 0 {
+			return invalid(errNoSubpattern)
 		}
 		ref = strconv.Itoa(num)
 	} else if ref == "" {
@@ -707,15 +913,14 @@ func (t *translator) backreference() error {
 // octal translates \o{ddd} to \x{hh}.
 func (t *translator) octal() error {
 	s := t.p[t.i+2:]
-	end := strings.IndexByte(s, '}')
-	if !strings.HasPrefix(s, "{") || end < 0 {
+	if !strings.HasPrefix(s, "{") {
 		return &Error{Kind: Invalid, Err: fmt.Errorf(`missing opening brace after \o`)}
 	}
-	v, err := strconv.ParseUint(s[1:end], 8, 32)
+	r, l, err := bracedCodePoint(s[1:], true)
 	if err != nil {
-		return &Error{Kind: Invalid, Err: fmt.Errorf(`non-octal character in \o{} (closing brace missing?)`)}
+		return err
 	}
-	t.item(fmt.Sprintf(`\x{%X}`, v), 2+end+1, 1)
+	t.item(fmt.Sprintf(`\x{%X}`, r), 3+l, 1)
 	return nil
 }
 
@@ -796,7 +1001,7 @@ func (t *translator) class() error {
 			} else if body, ok := asciiClass(name, t.fold); ok {
 				t.emit(body)
 			} else {
-				t.emit(t.p[t.i : t.i+end+2]) // regexp2's RE2 mode reads it
+				return invalid("unknown POSIX class name")
 			}
 			t.i += end + 2
 		case c == '[':
@@ -984,7 +1189,29 @@ func (t *translator) classEscape() error {
 			t.out = appendLiteral(t.out, r)
 		}
 		return nil
-	case 'p', 'P', 'x':
+	case 'x', 'c', 'o':
+		r, l := rune(0), 0
+		var err error
+		if n == 'o' {
+			if !strings.HasPrefix(t.p[t.i+2:], "{") {
+				return invalid(`missing opening brace after \o`)
+			}
+			r, l, err = bracedCodePoint(t.p[t.i+3:], true)
+			l += 3
+		} else {
+			r, l, err = t.characterEscape()
+		}
+		if err != nil {
+			return err
+		}
+		t.emit(fmt.Sprintf(`\x{%X}`, r))
+		t.i += l
+		return nil
+	case 'g':
+		t.emit("g") // a literal in a class
+		t.i += 2
+		return nil
+	case 'p', 'P':
 		if body, negated, l, ok := specialProperty(t.p[t.i:]); ok {
 			if negated {
 				return unsupported("%s in a character class", t.p[t.i:t.i+l])
@@ -997,6 +1224,9 @@ func (t *translator) classEscape() error {
 		t.emit(t.p[t.i : t.i+l])
 		t.i += l
 		return nil
+	}
+	if err := letterEscapeError(n, true); err != nil {
+		return err
 	}
 	_, size := utf8.DecodeRuneInString(t.p[t.i+1:])
 	t.emit(t.p[t.i : t.i+1+size])
