@@ -136,7 +136,10 @@ func Compile(pattern, options string) (*Regexp, error) {
 		return nil, &Error{Kind: Invalid, Err: errors.New("pattern string is longer than the limit set by the application")}
 	}
 	if extended {
-		pattern = stripExtended(pattern, newlineOf(pattern).byteOf())
+		var err error
+		if pattern, err = stripExtended(pattern, newlineOf(pattern).byteOf()); err != nil {
+			return nil, err
+		}
 	}
 	translated, ucp, err := translate(pattern, opts&regexp2.Multiline != 0, opts&regexp2.Singleline != 0, opts&regexp2.IgnoreCase != 0)
 	if err != nil {
@@ -221,21 +224,41 @@ func (r *Regexp) FindAll(s string, limit int, yield func(Found) bool) error {
 
 // stripExtended applies PCRE's extended mode: whitespace, and comments from
 // an unescaped # to the end of the line (the newline character nl), are
-// removed outside character classes. A { whose quantifier they would
-// complete ({1 ,3}, which PCRE2 10.40 reads as literal text) is escaped
-// instead of joined.
-func stripExtended(p string, nl byte) string {
+// removed outside character classes, \Q...\E quotes and (?#...) comments.
+// A { whose quantifier they would complete ({1 ,3}, which PCRE2 10.40
+// reads as literal text) is escaped instead of joined.
+func stripExtended(p string, nl byte) (string, error) {
 	b := make([]byte, 0, len(p))
 	inClass := false
 	brace := -1 // where in b a { is that digits and commas follow so far
+	// paren is where in b an unescaped ( is when it is the last byte, and
+	// gap is set when whitespace or a comment followed it.
+	paren, gap := -1, false
+	// verbatim copies p from i to the end of the first until after it, or
+	// to the end of p.
+	verbatim := func(i int, until string) int {
+		end := len(p)
+		if j := strings.Index(p[i:], until); j >= 0 {
+			end = i + j + len(until)
+		}
+		b = append(b, p[i:end]...)
+		return end - 1
+	}
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
+		case c == '\\' && i+1 < len(p) && p[i+1] == 'Q':
+			i = verbatim(i, `\E`)
+			brace = -1
 		case c == '\\' && i+1 < len(p):
 			b = append(b, c, p[i+1])
 			i++
 			brace = -1
 		case inClass:
+			if c == '[' && posixClassEnd(p, i) > 0 {
+				i = verbatim(i, ":]")
+				continue
+			}
 			if c == ']' {
 				inClass = false
 			}
@@ -243,6 +266,18 @@ func stripExtended(p string, nl byte) string {
 		case c == '[':
 			inClass = true
 			b = append(b, c)
+			// a ] first (after any ^) is a member, not the end
+			if strings.HasPrefix(p[i+1:], "^") {
+				b = append(b, '^')
+				i++
+			}
+			if strings.HasPrefix(p[i+1:], "]") {
+				b = append(b, ']')
+				i++
+			}
+			brace = -1
+		case strings.HasPrefix(p[i:], "(?#"):
+			i = verbatim(i, ")")
 			brace = -1
 		case c == '#' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			if c == '#' {
@@ -254,7 +289,18 @@ func stripExtended(p string, nl byte) string {
 				b = append(b[:brace], append([]byte(`\{`), b[brace+1:]...)...)
 				brace = -1
 			}
+			if paren == len(b)-1 {
+				gap = true
+			}
 		default:
+			if gap && paren == len(b)-1 && strings.IndexByte("?*+", c) >= 0 {
+				// "( ?" is no group: a quantifier after the parenthesis
+				return "", &Error{Kind: Invalid, Err: errors.New("quantifier does not follow a repeatable item")}
+			}
+			gap, paren = false, -1
+			if c == '(' {
+				paren = len(b)
+			}
 			switch {
 			case c == '{':
 				brace = len(b)
@@ -265,7 +311,7 @@ func stripExtended(p string, nl byte) string {
 			b = append(b, c)
 		}
 	}
-	return string(b)
+	return string(b), nil
 }
 
 // pcre2Texts are PCRE2's compile error texts (pcre2_error.c, which MongoDB

@@ -92,6 +92,15 @@ func (t *translator) run() error {
 			return err
 		}
 	}
+	if refused == nil {
+		// A condition may name a group defined after it, not one no group
+		// has.
+		for _, name := range t.conditionNames {
+			if _, ok := t.names[name]; !ok {
+				return invalid(errNoSubpattern)
+			}
+		}
+	}
 	return refused
 }
 
@@ -134,6 +143,8 @@ type translator struct {
 	// later group, which the second pass measures.
 	earlier *translator
 	forward bool
+	// conditionNames are the group names conditions test, (?(<name>)...).
+	conditionNames []string
 }
 
 type group struct {
@@ -466,6 +477,11 @@ func (t *translator) quantifier(n int) error {
 				return &Error{Kind: Invalid, Err: errors.New("number too big in {} quantifier")}
 			}
 		}
+		if l, errL := strconv.Atoi(lo); ranged && hi != "" && errL == nil {
+			if h, _ := strconv.Atoi(hi); h < l {
+				return invalid("numbers out of order in {} quantifier")
+			}
+		}
 	}
 	exact := bare[0] == '{' && (!ranged || hi == lo)
 	t.width = addWidth(t.beforeAtom, repeatedWidth(t.atomWidth, exact, lo, t.atomAhead))
@@ -595,14 +611,15 @@ func (t *translator) escape() error {
 		}
 		// PCRE2's i does not widen \w, \W (ASCII without UCP) or a
 		// property; regexp2's would add ſ and the Kelvin sign to S and K.
-		l := 2
+		l, esc := 2, t.p[t.i:t.i+2]
 		if n == 'p' || n == 'P' {
 			l = escapeLen(t.p[t.i:])
+			esc = property(t.p[t.i : t.i+l])
 		}
 		if t.fold && (!t.ucp || n == 'p' || n == 'P') {
-			t.item(`(?-i:`+t.p[t.i:t.i+l]+`)`, l, 1)
+			t.item(`(?-i:`+esc+`)`, l, 1)
 		} else {
-			t.item(t.p[t.i:t.i+l], l, 1)
+			t.item(esc, l, 1)
 		}
 	case 'x', 'c':
 		r, l, err := t.characterEscape()
@@ -818,6 +835,19 @@ func specialProperty(s string) (body string, negated bool, n int, ok bool) {
 	}
 	body, ok = pcreProperties[name]
 	return body, negated, end + 1, ok
+}
+
+// property is the \p or \P escape esc with PCRE2's negation in braces,
+// \p{^L}, written as regexp2 reads it, \P{L}.
+func property(esc string) string {
+	if !strings.HasPrefix(esc[2:], "{^") {
+		return esc
+	}
+	flipped := "p"
+	if esc[1] == 'p' {
+		flipped = "P"
+	}
+	return `\` + flipped + "{" + esc[4:]
 }
 
 // escapeLen is the length of the \p or \P escape s starts with: its
@@ -1221,7 +1251,7 @@ func (t *translator) classEscape() error {
 			return nil
 		}
 		l := escapeLen(t.p[t.i:])
-		t.emit(t.p[t.i : t.i+l])
+		t.emit(property(t.p[t.i : t.i+l]))
 		t.i += l
 		return nil
 	}
@@ -1520,6 +1550,7 @@ func (t *translator) condition() error {
 		if end < 2 {
 			return &Error{Kind: Invalid, Err: fmt.Errorf("malformed number or name after (?(")}
 		}
+		t.conditionNames = append(t.conditionNames, s[1:end-1])
 		t.emit(s[1:end-1] + ")")
 		t.i += end + 1
 		t.startBranches()
@@ -1536,6 +1567,27 @@ func (t *translator) condition() error {
 		t.open[len(t.open)-1].ends = true
 	case !strings.HasPrefix(s, "?"): // a group number or a bare name
 		if end := strings.IndexByte(s, ')'); end >= 0 {
+			ref := s[:end]
+			if num, err := strconv.Atoi(ref); err != nil {
+				t.conditionNames = append(t.conditionNames, ref)
+			} else if ref[0] == '-' || ref[0] == '+' {
+				// relative to the groups opened so far, as \g{-1}
+				switch {
+				case num == 0:
+					return invalid("a relative value of zero is not allowed")
+				case num < 0:
+					num += t.captures + 1
+				default:
+					num += t.captures
+				}
+				if num <= 0 {
+					return invalid(errNoSubpattern)
+				}
+				t.emit(strconv.Itoa(num) + ")")
+				t.i += end + 1
+				t.startBranches()
+				return nil
+			}
 			t.emit(s[:end+1])
 			t.i += end + 1
 			t.startBranches()

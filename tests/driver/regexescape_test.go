@@ -37,6 +37,8 @@ func TestRegexEscapes(t *testing.T) {
 		{`^\x41{2}$`, []int32{3}},      // two hexadecimal digits
 		{`^[\x{61}\cQ]$`, []int32{0}},  // in a class
 		{`(a)\g{+1}(b)`, []int32(nil)}, // a forward relative reference
+		{`^\p{^L}$`, []int32{5}},       // negated in braces
+		{`(?(+1)A|a)(b)`, []int32{6}},  // a condition on the next group
 	}
 	for _, m := range matches {
 		cur, err := coll.Find(t.Context(), bson.D{{Key: "s", Value: bson.D{{Key: "$regex", Value: m.pattern}}}},
@@ -73,6 +75,9 @@ func TestRegexEscapes(t *testing.T) {
 		{`\g{-1}`, "reference to non-existent subpattern"},
 		{`(a)\g0`, "reference to non-existent subpattern"},
 		{`[[:word:][:foo:]]`, "unknown POSIX class name"},
+		{`(?(<x>)a|b)`, "reference to non-existent subpattern"},
+		{`(?(-1)a)`, "reference to non-existent subpattern"},
+		{`a{3,2}`, "numbers out of order in {} quantifier"},
 	}
 	for _, tc := range invalid {
 		_, err := coll.Find(t.Context(), bson.D{{Key: "s", Value: bson.D{{Key: "$regex", Value: tc.pattern}}}})
