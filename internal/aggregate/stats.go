@@ -151,14 +151,18 @@ func storageStatsScale(spec bson.Raw) (int64, error) {
 	return scale, nil
 }
 
-// hostName is the host:port MongoDB reports in statistics: the machine's
-// host name and the server's port (getHostNameCachedAndPort).
-func (rt *runtime) hostName() string {
+// hostName is the host:port MongoDB reports in statistics (see
+// HostNameAndPort).
+func (rt *runtime) hostName() string { return HostNameAndPort(rt.opts.Port) }
+
+// HostNameAndPort names the server as MongoDB's getHostNameCachedAndPort
+// does in statistics and currentOp reports: the machine's host name and
+// the server's port, whatever it is (0 standing for the default, 27017).
+func HostNameAndPort(port int) string {
 	h, err := os.Hostname()
 	if err != nil {
 		h = "localhost"
 	}
-	port := rt.opts.Port
 	if port == 0 {
 		port = 27017
 	}

@@ -13,6 +13,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/aggregate"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -481,11 +482,12 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 	out := make([]bson.D, 0, len(ops))
 	busy := map[int64]bool{}
 	now := time.Now()
+	host := aggregate.HostNameAndPort(s.port())
 	for _, op := range ops {
 		if !o.mine(op.conn) {
 			continue
 		}
-		out = append(out, op.describe(s.Host, o.truncateOps, now))
+		out = append(out, op.describe(host, o.truncateOps, now))
 		if op.conn != nil {
 			busy[op.conn.ID] = true
 		}
@@ -493,13 +495,13 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 	if o.idleConnections {
 		for _, c := range s.conns.list() {
 			if !busy[c.ID] && o.mine(c) {
-				out = append(out, clientReport(bson.D{{Key: "type", Value: "op"}, {Key: "host", Value: s.Host}}, c, false, now))
+				out = append(out, clientReport(bson.D{{Key: "type", Value: "op"}, {Key: "host", Value: host}}, c, false, now))
 			}
 		}
 	}
 	if o.idleSessions && s.Sessions != nil {
 		for _, t := range s.Sessions.IdleTransactions(now) {
-			out = append(out, idleSessionReport(s.Host, t))
+			out = append(out, idleSessionReport(host, t))
 		}
 	}
 	if o.idleCursors {
@@ -507,7 +509,7 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 			if o.ownOps && c.User != o.user.String() {
 				continue
 			}
-			d := bson.D{{Key: "type", Value: "idleCursor"}, {Key: "host", Value: s.Host}, {Key: "ns", Value: c.DB + "." + c.Coll}}
+			d := bson.D{{Key: "type", Value: "idleCursor"}, {Key: "host", Value: host}, {Key: "ns", Value: c.DB + "." + c.Coll}}
 			if c.Session != "" {
 				d = append(d, bson.E{Key: "lsid", Value: sessions.LSID(c.Session)})
 			}

@@ -3,6 +3,8 @@ package driver_test
 import (
 	"bytes"
 	"context"
+	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +54,9 @@ func TestCurrentOpIdle(t *testing.T) {
 	// A second client: its pooled connection is idle.
 	connect(t, in)
 
+	hostname, _ := os.Hostname()
+	_, port, _ := net.SplitHostPort(in.Addr())
+	host := hostname + ":" + port
 	admin := client.Database("admin")
 	viaCommand := func(extra ...bson.E) []bson.Raw {
 		var out struct{ Inprog []bson.Raw }
@@ -133,6 +138,14 @@ func TestCurrentOpIdle(t *testing.T) {
 			}
 			if got := count(tc.docs, idleCursor) == 1; got != tc.cursor {
 				t.Errorf("idle cursor listed: %v, want %v (%v)", got, tc.cursor, tc.docs)
+			}
+			// every report names the server by the machine's host name and
+			// its port (getHostNameCachedAndPort), not the address it
+			// listens on
+			for _, d := range tc.docs {
+				if got := d.Lookup("host").StringValue(); got != host {
+					t.Errorf("host %q, want %q (%v)", got, host, d)
+				}
 			}
 		})
 	}
