@@ -48,6 +48,9 @@ type serverParameter struct {
 	// log, without components, has only the top-level verbosity (-1 when
 	// the document leaves it out; a negative one given clears it to 0).
 	verbosity bool
+	// read, when set, reads the value as the parameter's own setter in
+	// MongoDB does (a cpp_class parameter), instead of min and max.
+	read func(name string, v bson.RawValue) (int64, error)
 	// startup: settable at startup by a flag of Folio's. Every parameter
 	// settable at runtime is settable at startup too, by the
 	// configuration file's setParameter section (SetParameterAtStartup).
@@ -340,18 +343,18 @@ var serverParameters = map[string]serverParameter{
 		min: 0, max: 1<<31 - 1,
 	},
 	"logLevel": {
-		get: func(s *Service) any { return s.LogLevel.verbosity.Load() },
-		set: func(s *Service, n int64) { s.LogLevel.set(n) },
-		min: 0, max: 5,
+		get:  func(s *Service) any { return s.LogLevel.verbosity.Load() },
+		set:  func(s *Service, n int64) { s.LogLevel.set(n) },
+		read: readLogLevel,
 	},
 	"logComponentVerbosity": {
 		get: func(s *Service) any { return bson.D{{Key: "verbosity", Value: s.LogLevel.verbosity.Load()}} },
 		set: func(s *Service, n int64) {
 			if n >= 0 {
-				s.LogLevel.set(n)
+				s.LogLevel.set(min(n, maxLogVerbosity))
 			}
 		},
-		min: math.MinInt32, max: 5, verbosity: true,
+		min: math.MinInt32, max: math.MaxInt32, verbosity: true,
 	},
 	"ttlMonitorSleepSecs": {
 		get: func(s *Service) any { return int32(s.TTLMonitor.Sleep() / time.Second) },
@@ -485,11 +488,16 @@ func (p serverParameter) value(name string, v bson.RawValue) (int64, error) {
 		}
 		return 0, nil
 	}
+	if p.read != nil {
+		return p.read(name, v)
+	}
 	if p.verbosity {
-		doc, ok := v.DocumentOK()
-		if !ok {
-			return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: expected an object, got %s", name, values.TypeName(v.Type))
+		// any BSON object, an array too, as LogComponentVerbosityServerParameter::set
+		// takes one; TypeMismatch naming the element otherwise
+		if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
+			return 0, mongoerr.New(mongoerr.TypeMismatch, "log component verbosity is not a BSON object: %s", values.ShellElement(name, v))
 		}
+		doc := bson.Raw(v.Value)
 		n := int64(-1)
 		elems, _ := doc.Elements()
 		for _, el := range elems {
@@ -511,6 +519,23 @@ func (p serverParameter) value(name string, v bson.RawValue) (int64, error) {
 	}
 	return paramInt(name, v, p.min, p.max)
 }
+
+// readLogLevel reads a logLevel as MongoDB's LogLevelServerParameter::set
+// does: a number coerced to an int (BSONElement::tryCoerce: a fraction
+// truncated; NaN, infinities and what falls outside the int range
+// refused) that is not negative, or BadValue naming the element. A level
+// above 5 is taken as 5, the most verbose (logv2's LogSeverity::Debug).
+func readLogLevel(name string, v bson.RawValue) (int64, error) {
+	n, ok := values.TruncInt64(v)
+	if !values.IsNumber(v.Type) || !ok || n < 0 || n > math.MaxInt32 {
+		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for %s: %s", name, values.ShellElement(name, v))
+	}
+	return min(n, maxLogVerbosity), nil
+}
+
+// maxLogVerbosity is the most verbose level logging has (logv2's
+// LogSeverity::kMaxDebugLevel); higher ones stand for it.
+const maxLogVerbosity = 5
 
 // SetParameterAtStartup sets a server parameter from the server's
 // configuration (mongod.conf's setParameter section), as setParameter
@@ -669,17 +694,21 @@ func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(out), nil
 }
 
-// setParameterCmd sets the parameters named in the command, all or none:
-// every name is checked (known, settable at runtime, named once) and every
-// value validated before any is applied. The reply's "was" is the first
-// parameter's previous value.
+// setParameterCmd sets the parameters named in the command as MongoDB's
+// CmdSet does: every name is checked first (known, settable at runtime,
+// named once), then the parameters are set in the order of their names,
+// each value validated as it is set; the reply's "was" is the previous
+// value of the parameter set first.
 func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	type change struct {
-		p   serverParameter
-		set func()
+		name string
+		p    serverParameter
+		v    bson.RawValue
 	}
 	var changes []change
-	seen := map[string]bool{}
+	seen := map[string]bson.RawValue{}
+	// First, in the command's order, each name must be a parameter settable
+	// at run time, given once.
 	err := r.args.eachExtra(func(name string, v bson.RawValue) (err error) {
 		p, ok := serverParameters[name]
 		if !ok {
@@ -688,15 +717,11 @@ func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 		if !p.settableAtRuntime() {
 			return mongoerr.New(mongoerr.IllegalOperation, "not allowed to change [%s] at runtime", name)
 		}
-		if seen[name] {
-			return mongoerr.New(mongoerr.InvalidOptions, "attempted to set parameter [%s] twice in the same setParameter command", name)
+		if first, dup := seen[name]; dup {
+			return mongoerr.New(mongoerr.InvalidOptions, "attempted to set parameter [%s] twice in the same setParameter command, once to value: [%s], and once to value: [%s]", name, values.Shell(first), values.Shell(v))
 		}
-		seen[name] = true
-		set, err := p.apply(s, name, v)
-		if err != nil {
-			return err
-		}
-		changes = append(changes, change{p, set})
+		seen[name] = v
+		changes = append(changes, change{name, p, v})
 		return nil
 	})
 	if err != nil {
@@ -705,12 +730,20 @@ func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	if len(changes) == 0 {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to set, use help:true to see options ")
 	}
+	// Then MongoDB sets them in the order of their names: "was" is the
+	// first one's old value, and a value refused fails the command with
+	// the parameters before it set.
+	sort.Slice(changes, func(i, j int) bool { return changes[i].name < changes[j].name })
 	reply := bson.D{}
 	if was := changes[0].p.get(s); was != nil {
 		reply = bson.D{{Key: "was", Value: was}}
 	}
 	for _, c := range changes {
-		c.set()
+		set, err := c.p.apply(s, c.name, c.v)
+		if err != nil {
+			return nil, err
+		}
+		set()
 	}
 	return marshal(reply), nil
 }

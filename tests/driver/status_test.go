@@ -589,8 +589,12 @@ func TestGetSetParameter(t *testing.T) {
 		{"set wrong type", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: "1000"}}, 2},
 		{"set below minimum", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 0}}, 2},
 		{"set outside admin", testDB, bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1000}}, 13},
-		// All or nothing: the bad second value leaves the first unset.
-		{"set one bad of two", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 5}, {Key: "transactionLifetimeLimitSeconds", Value: -1}}, 2},
+		// The parameters are set in the order of their names: the bad
+		// transactionLifetimeLimitSeconds fails the command after
+		// cursorTimeoutMillis was set (CmdSet's std::map).
+		{"set one bad of two", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: -1}, {Key: "cursorTimeoutMillis", Value: 5}}, 2},
+		// checked by name before any is set
+		{"set unknown after a bad value", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: "x"}, {Key: "nosuch", Value: 1}}, 72},
 	}
 	for _, tc := range errCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -598,11 +602,16 @@ func TestGetSetParameter(t *testing.T) {
 			requireCode(t, err, tc.code, "")
 		})
 	}
+	// a name given twice is refused with both values, before anything is set
+	requireError(t, client.Database("admin").RunCommand(context.Background(), bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 7}, {Key: "cursorTimeoutMillis", Value: "x"}}).Err(),
+		72, "InvalidOptions", `attempted to set parameter [cursorTimeoutMillis] twice in the same setParameter command, once to value: [7], and once to value: ["x"]`)
+	// "was" is the old value of the parameter first by name, here the 5
+	// the failed command above set
 	raw, err := get(bson.D{{Key: "setParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 30}, {Key: "cursorTimeoutMillis", Value: 1234.0}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if was := raw.Lookup("was"); was.Type != bson.TypeInt32 || was.Int32() != 60 {
+	if was := raw.Lookup("was"); was.Type != bson.TypeInt64 || was.Int64() != 5 {
 		t.Errorf("was %v", was)
 	}
 	raw, err = get(bson.D{{Key: "getParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 1}})
@@ -1215,7 +1224,29 @@ func TestLogLevelAndTTLParameters(t *testing.T) {
 	if n := debugLines(); n != after {
 		t.Errorf("debug lines went from %d to %d at logLevel 0", after, n)
 	}
-	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logLevel", Value: 6}}).Err(), 2, "BadValue")
+	// a level above 5 stands for 5, the most verbose (logv2's
+	// LogSeverity::Debug); a negative one, or one that is no int, is refused
+	// naming the element (LogLevelServerParameter::set)
+	set("logLevel", 6)
+	if v := replyOf(t, client, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "logLevel", Value: 1}}).Lookup("logLevel"); v.Int32() != 5 {
+		t.Errorf("logLevel %v after 6, want 5", v)
+	}
+	set("logLevel", 0)
+	for _, tc := range []struct {
+		v   any
+		msg string
+	}{
+		{-1, "Invalid value for logLevel: logLevel: -1"},
+		{"2", `Invalid value for logLevel: logLevel: "2"`},
+		{math.NaN(), "Invalid value for logLevel: logLevel: nan.0"},
+		{int64(1) << 31, "Invalid value for logLevel: logLevel: 2147483648"},
+		{nil, "Invalid value for logLevel: logLevel: null"},
+	} {
+		requireError(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logLevel", Value: tc.v}}).Err(), 2, "BadValue", tc.msg)
+	}
+	// logComponentVerbosity takes a BSON object (set_param1.js)
+	requireError(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logComponentVerbosity", Value: "not an object"}}).Err(),
+		14, "TypeMismatch", `log component verbosity is not a BSON object: logComponentVerbosity: "not an object"`)
 	// logComponentVerbosity (mongosh's db.setLogLevel) is the same
 	// verbosity; Folio's log has no components to set apart
 	set("logComponentVerbosity", bson.D{{Key: "verbosity", Value: 1}})
