@@ -645,7 +645,10 @@ func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	reply := bson.D{{Key: "inprog", Value: inprog}}
 	if s.fsync.held.Load() {
-		reply = append(reply, bson.E{Key: "fsyncLock", Value: true})
+		// with MongoDB's hint on how to release it (CurrentOpCommand's
+		// appendToResponse)
+		reply = append(reply, bson.E{Key: "fsyncLock", Value: true},
+			bson.E{Key: "info", Value: "use db.fsyncUnlock() to terminate the fsync write/snapshot lock"})
 	}
 	return marshal(reply), nil
 }

@@ -115,8 +115,17 @@ func TestFsyncLock(t *testing.T) {
 			t.Fatalf("fsync lock %d answered %s", want, got)
 		}
 	}
-	if !cmd(bson.D{{Key: "currentOp", Value: 1}}).Lookup("fsyncLock").Boolean() {
-		t.Error("currentOp does not report the fsync lock")
+	// after inprog, the lock and how to release it (CurrentOpCommand's
+	// appendToResponse)
+	if got := keysOf(t, cmd(bson.D{{Key: "currentOp", Value: 1}})); strings.Join(got, " ") != "inprog fsyncLock info ok" {
+		t.Errorf("currentOp under the fsync lock has fields %v", got)
+	}
+	co := cmd(bson.D{{Key: "currentOp", Value: 1}})
+	if locked, _ := co.Lookup("fsyncLock").BooleanOK(); !locked {
+		t.Errorf("currentOp does not report the fsync lock: %s", co)
+	}
+	if info, _ := co.Lookup("info").StringValueOK(); info != "use db.fsyncUnlock() to terminate the fsync write/snapshot lock" {
+		t.Errorf("currentOp's info under the fsync lock: %s", co)
 	}
 	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
 		t.Fatalf("a read under the lock: %d, %v", n, err)
