@@ -267,10 +267,12 @@ func explainReply(s *Service, out bson.D, cmd bson.Raw) bson.Raw {
 	return marshal(out)
 }
 
-// serverInfo is an explain's serverInfo: the server's host name and port
-// (of hostPort, the host:port it advertises), version and git version.
+// serverInfo is an explain's serverInfo, as MongoDB's generateServerInfo
+// writes it: the machine's host name, the server's port (of hostPort, the
+// host:port it advertises), version and git version.
 func serverInfo(hostPort string) bson.D {
-	host, port := splitHostPort(hostPort)
+	host, _ := os.Hostname()
+	_, port := splitHostPort(hostPort)
 	return bson.D{{Key: "host", Value: host}, {Key: "port", Value: int32(port)}, {Key: "version", Value: mongoVersion}, {Key: "gitVersion", Value: "folio"}}
 }
 

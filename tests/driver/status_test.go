@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -170,7 +171,7 @@ func TestReplyFieldTypes(t *testing.T) {
 }
 
 // TestExplainEcho: an explain's command is the command explained with its
-// $db, and serverInfo names the host and port apart.
+// $db, and serverInfo names the machine's host name and the port apart.
 func TestExplainEcho(t *testing.T) {
 	client, in := startServer(t)
 	seedStats(t, client)
@@ -185,6 +186,9 @@ func TestExplainEcho(t *testing.T) {
 	_, port, _ := net.SplitHostPort(in.Addr())
 	if got := info.Lookup("port").Int32(); strconv.Itoa(int(got)) != port {
 		t.Errorf("serverInfo port %d, want %s", got, port)
+	}
+	if host, _ := os.Hostname(); info.Lookup("host").StringValue() != host {
+		t.Errorf("serverInfo host %s, want the host name %s", info.Lookup("host"), host)
 	}
 }
 
