@@ -226,7 +226,7 @@ func opNamespace(db string, cmd bson.Raw, name string) string {
 
 // bind makes r.Ctx the operation's context as its command sees it: ended
 // with op.ctx, reporting op's deadline, counting its scans' work into
-// op.stats, reading r's view.
+// op.stats, reading r's view, planned under r's apiStrict.
 func (op *activeOp) bind(r *Request) {
 	ctx := op.ctx
 	if !op.deadline.IsZero() {
@@ -236,6 +236,9 @@ func (op *activeOp) bind(r *Request) {
 	r.Ctx = engine.WithOpStats(ctx, &op.stats)
 	if r.view != nil {
 		r.Ctx = engine.WithReadView(r.Ctx, r.view)
+	}
+	if r.Args.API.Strict {
+		r.Ctx = engine.WithAPIStrict(r.Ctx)
 	}
 }
 

@@ -21,7 +21,8 @@ func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planne
 	if err != nil {
 		return nil, err
 	}
-	h, err := resolveHint(c, o.Hint)
+	q.strict = apiStrictIn(o.Ctx)
+	h, err := resolveHint(c, o.Hint, q.strict)
 	if err != nil || h.natural != 0 {
 		return nil, err
 	}
@@ -30,7 +31,7 @@ func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planne
 		hinted := h.ix.planned()
 		pq.Hint = &hinted
 	}
-	return planner.DistinctScan(planCatalog{c}, pq, key), nil
+	return planner.DistinctScan(planCatalog{c, q.strict}, pq, key), nil
 }
 
 // distinctScan answers a distinct from an index led by key whose keys

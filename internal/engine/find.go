@@ -160,6 +160,9 @@ type compiledFind struct {
 	// collation, the command having named none; the plan cache commands'
 	// shape of the query leaves it out (compiledFind.shapes).
 	inheritedCollation bool
+	// strict is set when the operation runs under apiStrict: planFind
+	// reads it from its context (apistrict.go).
+	strict bool
 }
 
 // compileFind compiles a find on c (nil when missing), under the
@@ -265,11 +268,12 @@ func errSortKeyCollation() error {
 // and returns it with the trial that chose it over the other candidates
 // (nil when none competed).
 func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*planner.Plan, *trialResult, error) {
+	q.strict = apiStrictIn(ctx)
 	ts, err := checkTextQuery(q, hint)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := resolveHint(c, hint)
+	h, err := resolveHint(c, hint, q.strict)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -313,7 +317,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 			}
 			pq.Hint = &hinted
 		}
-		cands = planner.Candidates(planCatalog{c}, pq)
+		cands = planner.Candidates(planCatalog{c, q.strict}, pq)
 	}
 	p := cands[0]
 	var trial *trialResult

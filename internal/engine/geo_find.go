@@ -31,10 +31,10 @@ import (
 // (or a value holding one) pins a field only under the index's collation,
 // as MongoDB's planner bounds it. unpinned is such an index whose fields
 // before path are not pinned.
-func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Index, enc []byte, unpinned *Index) {
+func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat, strict bool) (ix *Index, enc []byte, unpinned *Index) {
 	for _, ix := range ixs {
 		g := ix.geoFieldOf(path)
-		if ix.Hidden || g < 0 || ix.Fields[g].Flat != flat || ix.Fields[g].GeoBucket {
+		if !ix.plannable(strict) || g < 0 || ix.Fields[g].Flat != flat || ix.Fields[g].GeoBucket {
 			continue
 		}
 		var fields []string
@@ -84,11 +84,11 @@ func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error)
 		var ix, unpinned *Index
 		var prefix []byte
 		if !gq.Legacy {
-			ix, prefix, unpinned = geoIndexFor(ixs, q.filter, near.Path, false)
+			ix, prefix, unpinned = geoIndexFor(ixs, q.filter, near.Path, false, q.strict)
 		}
 		if ix == nil && (gq.Legacy || !gq.Meters) {
 			var u *Index
-			ix, prefix, u = geoIndexFor(ixs, q.filter, near.Path, true)
+			ix, prefix, u = geoIndexFor(ixs, q.filter, near.Path, true, q.strict)
 			unpinned = cmp.Or(unpinned, u)
 		}
 		wholeIndex := false
@@ -131,9 +131,9 @@ func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error)
 		var ix *Index
 		var prefix []byte
 		var ranges [][2]int64
-		if ix, prefix, _ = geoIndexFor(c.Indexes(), q.filter, n.Path, false); ix != nil {
+		if ix, prefix, _ = geoIndexFor(c.Indexes(), q.filter, n.Path, false, q.strict); ix != nil {
 			ranges = cellRanges(geo.Ranges(n.Geo().Region()))
-		} else if ix, prefix, _ = geoIndexFor(c.Indexes(), q.filter, n.Path, true); ix != nil && n.Geo().Op == geo.Within {
+		} else if ix, prefix, _ = geoIndexFor(c.Indexes(), q.filter, n.Path, true, q.strict); ix != nil && n.Geo().Op == geo.Within {
 			ranges = hashRanges(ix.flat.Ranges(n.Geo().FlatBox()))
 		} else {
 			continue

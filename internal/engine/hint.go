@@ -28,7 +28,7 @@ func idHint(c *Collection) hintChoice {
 // fails a hint that names no index, or a hidden one (hidden indexes are not
 // offered to the planner), with BadValue (2), and a key pattern that several
 // indexes share with IndexNotFound (27).
-func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
+func resolveHint(c *Collection, hint bson.RawValue, strict bool) (hintChoice, error) {
 	if hint.Type == 0 {
 		return hintChoice{}, nil
 	}
@@ -40,7 +40,7 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 			return idHint(c), nil
 		}
 		if c != nil {
-			if ix := c.FindIndex(name); ix != nil && !ix.Hidden {
+			if ix := c.FindIndex(name); ix != nil && ix.plannable(strict) {
 				return hintChoice{ix: ix}, nil
 			}
 		}
@@ -70,7 +70,7 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 		var found []*Index
 		if c != nil {
 			for _, ix := range c.Indexes() {
-				if !ix.Hidden && SameKeyPattern(ix.keyPattern(), key) {
+				if ix.plannable(strict) && SameKeyPattern(ix.keyPattern(), key) {
 					found = append(found, ix)
 				}
 			}

@@ -452,7 +452,12 @@ func (ix *Index) planned() planner.Index {
 }
 
 // planCatalog shows a collection's indexes to the planner.
-type planCatalog struct{ c *Collection }
+// planCatalog is c's catalog as the planner sees it, under apiStrict when
+// strict is set.
+type planCatalog struct {
+	c      *Collection
+	strict bool
+}
 
 func (pc planCatalog) Indexes() []planner.Index {
 	all := pc.c.Indexes()
@@ -463,7 +468,7 @@ func (pc planCatalog) Indexes() []planner.Index {
 	for _, ix := range all {
 		// A text index serves $text queries alone (planText), a 2dsphere
 		// index geo queries (planGeo).
-		if !ix.Hidden && ix.text == nil && ix.geoField() < 0 {
+		if ix.plannable(pc.strict) && ix.text == nil && ix.geoField() < 0 {
 			out = append(out, ix.planned())
 		}
 	}

@@ -46,7 +46,7 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 				return nil, err
 			}
 		}
-		h, err := resolveHint(nil, o.Hint)
+		h, err := resolveHint(nil, o.Hint, false)
 		if dir = h.natural; err != nil || dir == 0 {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "a hint on local.oplog.rs other than {$natural: 1} or {$natural: -1} is not supported by Folio: the oplog has no indexes")
 		}

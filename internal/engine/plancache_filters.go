@@ -102,7 +102,7 @@ func filteredCandidates(c *Collection, q compiledFind, pq planner.Query) ([]*pla
 	if f == nil {
 		return nil, false
 	}
-	cands := planner.Candidates(planCatalog{c}, pq)
+	cands := planner.Candidates(planCatalog{c, q.strict}, pq)
 	if len(cands) == 1 && cands[0].IDPoint() {
 		return cands, true
 	}

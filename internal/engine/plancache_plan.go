@@ -26,7 +26,7 @@ func identify(c *Collection, q compiledFind) cacheIdentity {
 	shape, cmdShape := q.shapes()
 	key := shape + "@"
 	if c != nil {
-		key = planKey(c, shape, planner.Usable(q.filter), planner.CollationFits(q.filter))
+		key = planKey(c, shape, q.strict, planner.Usable(q.filter), planner.CollationFits(q.filter))
 	}
 	return cacheIdentity{shape: shape, key: key, queryHash: shapeHash(shape), cacheKey: shapeHash(key), cmdShape: cmdShape}
 }

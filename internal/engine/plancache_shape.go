@@ -308,12 +308,12 @@ func encodeProjection(b *strings.Builder, projDoc bson.Raw) {
 // one query of a shape and not by another when it is hidden, partial or
 // sparse, as MongoDB's index discriminators record) and, for each, which
 // of the query's conditions on its fields fit its collation.
-func planKey(c *Collection, shape string, usable func(*planner.Index) bool, fits func(*planner.Index) string) string {
+func planKey(c *Collection, shape string, strict bool, usable func(*planner.Index) bool, fits func(*planner.Index) string) string {
 	var b strings.Builder
 	b.WriteString(shape)
 	b.WriteByte('@')
 	for _, ix := range c.Indexes() {
-		if ix.Hidden {
+		if !ix.plannable(strict) {
 			continue
 		}
 		pi := ix.planned()

@@ -105,7 +105,7 @@ func textScan(c *Collection, q compiledFind, ts *query.TextSearch, clauses []*qu
 	if err != nil {
 		return nil, err
 	}
-	if ix.Hidden {
+	if !ix.plannable(q.strict) {
 		// The planner sees no text index, as MongoDB's counts none.
 		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
 			"error processing query: planner returned error :: caused by :: need exactly one text index for $text query")
@@ -142,7 +142,7 @@ func textScan(c *Collection, q compiledFind, ts *query.TextSearch, clauses []*qu
 func planTextOr(c *Collection, q compiledFind, text *planner.Plan, or, branch *query.Node) (*planner.Plan, error) {
 	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc, IDCollation: c.DefaultCollator(),
 		Clustered: c.Clustered(), NoIDHack: q.noIDHack, KeysOnly: q.keysOnly, Text: text}
-	if cands := planner.Candidates(planCatalog{c}, pq); len(cands) > 0 {
+	if cands := planner.Candidates(planCatalog{c, q.strict}, pq); len(cands) > 0 {
 		return cands[0], nil
 	}
 	if or == q.filter.Root() && branch.Kind == query.KindText {

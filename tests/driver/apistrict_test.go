@@ -361,3 +361,111 @@ func TestAPIMismatch(t *testing.T) {
 		t.Errorf("documents: %d (%v), want 5", n, err)
 	}
 }
+
+// TestAPIStrictHidesIndexes: under apiStrict the planner sees no sparse or
+// text index (MongoDB leaves them out of API version 1): a $text query
+// fails with NoQueryExecutionPlans, a hint of a sparse index with BadValue,
+// and a query a sparse index would serve scans the collection, also after
+// the same query without apiStrict cached its plan on that index
+// (api_version_unstable_indexes.js).
+func TestAPIStrictHidesIndexes(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("api_indexes")
+	docs := bson.A{}
+	for i := range 20 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "subject", Value: "coffee"}, {Key: "views", Value: i % 4}, {Key: "a", Value: i}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []mongo.IndexModel{
+		{Keys: bson.D{{Key: "subject", Value: "text"}}},
+		{Keys: bson.D{{Key: "views", Value: 1}}, Options: options.Index().SetSparse(true)},
+		{Keys: bson.D{{Key: "views", Value: 1}, {Key: "a", Value: 1}}},
+	} {
+		if _, err := coll.Indexes().CreateOne(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	strict := bson.D{{Key: "apiVersion", Value: "1"}, {Key: "apiStrict", Value: true}}
+	with := func(cmd bson.D, api bool) bson.D {
+		if api {
+			return append(cmd, strict...)
+		}
+		return cmd
+	}
+	find := func(filter bson.D, hint any) bson.D {
+		cmd := bson.D{{Key: "find", Value: "api_indexes"}, {Key: "filter", Value: filter}}
+		if hint != nil {
+			cmd = append(cmd, bson.E{Key: "hint", Value: hint})
+		}
+		return cmd
+	}
+	// indexOf is the index the winning plan of find scans ("" for none).
+	indexOf := func(cmd bson.D, api bool) string {
+		t.Helper()
+		out, err := db.RunCommand(ctx, with(bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "queryPlanner"}}, api)).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for stage := out.Lookup("queryPlanner", "winningPlan"); stage.Type == bson.TypeEmbeddedDocument; stage = stage.Document().Lookup("inputStage") {
+			if name, ok := stage.Document().Lookup("indexName").StringValueOK(); ok {
+				return name
+			}
+		}
+		return ""
+	}
+	text := bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "coffee"}}}}
+	if got := indexOf(find(text, nil), false); got != "subject_text" {
+		t.Errorf("$text without apiStrict: index %q, want subject_text", got)
+	}
+	for _, c := range []struct {
+		name string
+		cmd  bson.D
+		code int32
+	}{
+		{"explain $text", bson.D{{Key: "explain", Value: find(text, nil)}}, 291},
+		{"find $text", find(text, nil), 291},
+		{"aggregate $text", bson.D{{Key: "aggregate", Value: "api_indexes"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: text}}}}, {Key: "cursor", Value: bson.D{}}}, 291},
+		{"hint sparse by key", find(bson.D{{Key: "views", Value: 1}}, bson.D{{Key: "views", Value: 1}}), 2},
+		{"hint sparse by name", find(bson.D{{Key: "views", Value: 1}}, "views_1"), 2},
+		{"count hint sparse", bson.D{{Key: "count", Value: "api_indexes"}, {Key: "query", Value: bson.D{{Key: "views", Value: 1}}}, {Key: "hint", Value: "views_1"}}, 2},
+	} {
+		var se mongo.ServerError
+		if err := db.RunCommand(ctx, with(c.cmd, true)).Err(); !errors.As(err, &se) || !se.HasErrorCode(int(c.code)) {
+			t.Errorf("%s under apiStrict: %v, want code %d", c.name, err, c.code)
+		}
+		if err := db.RunCommand(ctx, c.cmd).Err(); err != nil {
+			t.Errorf("%s without apiStrict: %v", c.name, err)
+		}
+	}
+	// a sparse index serves {views: 1} only without apiStrict; the plan
+	// cached without it does not serve the query under it
+	eq := find(bson.D{{Key: "views", Value: 1}}, nil)
+	for range 3 {
+		if err := db.RunCommand(ctx, eq).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := indexOf(eq, false); got == "" {
+		t.Errorf("{views: 1} without apiStrict: no index scanned")
+	}
+	if got := indexOf(eq, true); got == "views_1" {
+		t.Errorf("{views: 1} under apiStrict scans the sparse index")
+	}
+	var n int
+	cur, err := db.RunCommand(ctx, with(eq, true)).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, _ := cur.Lookup("cursor", "firstBatch").Array().Values()
+	n = len(vals)
+	if n != 5 {
+		t.Errorf("{views: 1} under apiStrict: %d documents, want 5", n)
+	}
+	if got := indexOf(find(bson.D{{Key: "views", Value: 1}}, "views_1_a_1"), true); got != "views_1_a_1" {
+		t.Errorf("hint of an index in version 1 under apiStrict: index %q", got)
+	}
+}
