@@ -559,6 +559,7 @@ func (s *Service) readViews(r *Request, db, only string, ctx context.Context) ([
 	}
 	defer cur.Close()
 	var out []*viewDef
+	wanted := db + "." + only
 	for {
 		doc, err := cur.Next()
 		if doc == nil || err != nil {
@@ -567,7 +568,7 @@ func (s *Service) readViews(r *Request, db, only string, ctx context.Context) ([
 		if !s.viewDocs.valid(db, doc) {
 			return nil, invalidViewCatalog()
 		}
-		if id, _ := doc.Lookup("_id").StringValueOK(); only == "" || id == db+"."+only {
+		if id, _ := doc.Lookup("_id").StringValueOK(); only == "" || id == wanted {
 			out = append(out, parseViewDoc(db, bson.Raw(slices.Clone(doc))))
 		}
 	}

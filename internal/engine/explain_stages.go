@@ -140,13 +140,18 @@ func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o Fin
 	run = &stageRun{stats: stats, src: countSource(m.scan.src, stats)}
 	m.scan.src = run.src
 	skip := m.skip
+	// failed ends a run that failed after n results: its statistics so
+	// far are what an explain reports beside the error (explainFailure).
+	failed := func(err error) (int64, *stageRun, error) {
+		run.n, run.matched, run.stopped = n, skip-m.skip+m.served, true
+		return n, run, err
+	}
 	var cur Cursor = m
 	var sorted *sorter.Sorter
 	if !ordered {
 		o.explaining = true
 		if cur, err = sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir); err != nil {
-			run.matched, run.stopped = skip-m.skip+m.served, true
-			return 0, run, err
+			return failed(err)
 		}
 		sorted = cur.(*sortedCursor).s
 	}
@@ -154,10 +159,7 @@ func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o Fin
 	for {
 		doc, err := cur.Next()
 		if err != nil {
-			// The run failed after n results: its statistics so far are
-			// what an explain reports beside the error (explainFailure).
-			run.n, run.matched, run.stopped = n, skip-m.skip+m.served, true
-			return n, run, err
+			return failed(err)
 		}
 		if doc == nil {
 			break
@@ -166,8 +168,7 @@ func (e *Engine) runStages(c *Collection, q compiledFind, p *planner.Plan, o Fin
 		if visit != nil {
 			more, err := visit(doc)
 			if err != nil {
-				run.n, run.matched, run.stopped = n, skip-m.skip+m.served, true
-				return n, run, err
+				return failed(err)
 			}
 			if !more {
 				run.stopped = true

@@ -598,8 +598,6 @@ func (t *translator) escape() error {
 			}
 		}
 		t.item(`\k`, 2, varies) // regexp2 reports the malformed reference
-	case 'o':
-		return t.octal()
 	case 'w', 'W', 'p', 'P':
 		if body, negated, l, ok := specialProperty(t.p[t.i:]); ok {
 			hat := ""
@@ -621,7 +619,7 @@ func (t *translator) escape() error {
 		} else {
 			t.item(esc, l, 1)
 		}
-	case 'x', 'c':
+	case 'x', 'c', 'o':
 		r, l, err := t.characterEscape()
 		if err != nil {
 			return err
@@ -715,12 +713,19 @@ func letterEscapeError(n byte, inClass bool) error {
 	return nil
 }
 
-// characterEscape reads the \x or \c escape at i: the character it stands
-// for and its length. \xhh takes up to two hexadecimal digits (none is
-// NUL); \x{...} a code point; \cX is the printable ASCII character X,
-// upper-cased, with bit 6 flipped.
+// characterEscape reads the \x, \o or \c escape at i: the character it
+// stands for and its length. \xhh takes up to two hexadecimal digits
+// (none is NUL); \x{...} a code point, \o{...} one in octal; \cX is the
+// printable ASCII character X, upper-cased, with bit 6 flipped.
 func (t *translator) characterEscape() (rune, int, error) {
 	s := t.p[t.i+2:]
+	if t.p[t.i+1] == 'o' {
+		if !strings.HasPrefix(s, "{") {
+			return 0, 0, invalid(`missing opening brace after \o`)
+		}
+		r, l, err := bracedCodePoint(s[1:], true)
+		return r, 3 + l, err
+	}
 	if t.p[t.i+1] == 'c' {
 		switch {
 		case s == "":
@@ -919,17 +924,11 @@ func (t *translator) backreference() error {
 	if num, err := strconv.Atoi(ref); err == nil {
 		// A signed number counts from the groups opened so far: -1 is the
 		// last, +1 the next.
-		signed := strings.HasPrefix(ref, "-") || strings.HasPrefix(ref, "+")
-		if signed && num == 0 {
-			return &Error{Kind: Invalid, Err: fmt.Errorf("a relative value of zero is not allowed")}
-		}
-		switch {
-		case num < 0:
-			num += t.captures + 1
-		case signed:
-			num += t.captures
-		}
-		if num <= 0 {
+		if strings.HasPrefix(ref, "-") || strings.HasPrefix(ref, "+") {
+			if num, err = t.relativeGroup(num); err != nil {
+				return err
+			}
+		} else if num <= 0 {
 			return invalid(errNoSubpattern)
 		}
 		ref = strconv.Itoa(num)
@@ -940,18 +939,22 @@ func (t *translator) backreference() error {
 	return nil
 }
 
-// octal translates \o{ddd} to \x{hh}.
-func (t *translator) octal() error {
-	s := t.p[t.i+2:]
-	if !strings.HasPrefix(s, "{") {
-		return &Error{Kind: Invalid, Err: fmt.Errorf(`missing opening brace after \o`)}
+// relativeGroup is the number of the group a signed reference num
+// (\g{-1}, (?(+1)...)) names, counting from the groups opened so far: -1
+// the last, +1 the next.
+func (t *translator) relativeGroup(num int) (int, error) {
+	switch {
+	case num == 0:
+		return 0, invalid("a relative value of zero is not allowed")
+	case num < 0:
+		num += t.captures + 1
+	default:
+		num += t.captures
 	}
-	r, l, err := bracedCodePoint(s[1:], true)
-	if err != nil {
-		return err
+	if num <= 0 {
+		return 0, invalid(errNoSubpattern)
 	}
-	t.item(fmt.Sprintf(`\x{%X}`, r), 3+l, 1)
-	return nil
+	return num, nil
 }
 
 // class translates the character class at i.
@@ -1220,17 +1223,7 @@ func (t *translator) classEscape() error {
 		}
 		return nil
 	case 'x', 'c', 'o':
-		r, l := rune(0), 0
-		var err error
-		if n == 'o' {
-			if !strings.HasPrefix(t.p[t.i+2:], "{") {
-				return invalid(`missing opening brace after \o`)
-			}
-			r, l, err = bracedCodePoint(t.p[t.i+3:], true)
-			l += 3
-		} else {
-			r, l, err = t.characterEscape()
-		}
+		r, l, err := t.characterEscape()
 		if err != nil {
 			return err
 		}
@@ -1572,16 +1565,8 @@ func (t *translator) condition() error {
 				t.conditionNames = append(t.conditionNames, ref)
 			} else if ref[0] == '-' || ref[0] == '+' {
 				// relative to the groups opened so far, as \g{-1}
-				switch {
-				case num == 0:
-					return invalid("a relative value of zero is not allowed")
-				case num < 0:
-					num += t.captures + 1
-				default:
-					num += t.captures
-				}
-				if num <= 0 {
-					return invalid(errNoSubpattern)
+				if num, err = t.relativeGroup(num); err != nil {
+					return err
 				}
 				t.emit(strconv.Itoa(num) + ")")
 				t.i += end + 1

@@ -455,14 +455,12 @@ func TestAPIStrictHidesIndexes(t *testing.T) {
 	if got := indexOf(eq, true); got == "views_1" {
 		t.Errorf("{views: 1} under apiStrict scans the sparse index")
 	}
-	var n int
-	cur, err := db.RunCommand(ctx, with(eq, true)).Raw()
+	reply, err := db.RunCommand(ctx, with(eq, true)).Raw()
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals, _ := cur.Lookup("cursor", "firstBatch").Array().Values()
-	n = len(vals)
-	if n != 5 {
+	vals, _ := reply.Lookup("cursor", "firstBatch").Array().Values()
+	if n := len(vals); n != 5 {
 		t.Errorf("{views: 1} under apiStrict: %d documents, want 5", n)
 	}
 	if got := indexOf(find(bson.D{{Key: "views", Value: 1}}, "views_1_a_1"), true); got != "views_1_a_1" {
