@@ -301,7 +301,12 @@ func exactPoint(v bson.RawValue, eq bool) bool {
 // for a find that needs only the keys, Query.KeysOnly): nil unless
 // the keys decide the filter (CountScan) and the projection includes only
 // top-level index fields whose keys are their values (the filter bounds
-// the others), excluding _id unless the index holds it. The plan's reads then
+// the others), excluding _id unless the index holds it. On a multikey
+// index the keys may decide the filter too (decidesMultikey), and the
+// projection may then name only fields no document held an array under
+// (Index.FieldArrays): each key of a document holds their one value, as
+// MongoDB's IndexScanNode::hasField provides a field whose multikey path
+// is empty (jstests/core/query/covered_multikey.js). The plan's reads then
 // build each result from the key's values without fetching a document.
 // A sort the scan does not give sorts those results (MongoDB's SORT over
 // the index keys, below its PROJECTION_COVERED), so it may name only
@@ -313,7 +318,7 @@ func (p *Plan) Covered() []int { return p.covered }
 // blocking sort the covered results must hold the fields of.
 func (p *Plan) setCovered(spec bson.Raw, sorted bool, sort *query.Sort) {
 	p.covered = nil
-	if !p.exact || len(spec) == 0 || !sorted && (sort == nil || sort.ByMeta() || sort.Natural() != 0) {
+	if !(p.exact || p.multikeyExact) || len(spec) == 0 || !sorted && (sort == nil || sort.ByMeta() || sort.Natural() != 0) {
 		return
 	}
 	elems, err := spec.Elements()
@@ -347,9 +352,10 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool, sort *query.Sort) {
 		include["_id"] = true
 	}
 	var out []int
+	arr := arrays{ix: p.Index, multikey: p.multikey}
 	for i, f := range p.fields {
 		if include[f.Path] {
-			if p.fieldBounds[i].empty() && !valueKeyed(f) {
+			if p.fieldBounds[i].empty() && !valueKeyed(f) || arr.field(i) {
 				return
 			}
 			out = append(out, i)

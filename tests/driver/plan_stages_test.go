@@ -491,3 +491,69 @@ func groupIDs(docs []bson.Raw) string {
 	slices.Sort(keys)
 	return strings.Join(keys, " ")
 }
+
+// TestCoveredMultikey checks covered reads over a multikey index
+// (jstests/core/query/covered_multikey.js): a projection of fields no
+// document held an array under, with a filter the keys decide, reads the
+// keys alone (PROJECTION_COVERED over IXSCAN, no document examined), each
+// document once however many of its keys match; a projected field under
+// an array fetches, and answers the array.
+func TestCoveredMultikey(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("covered_multikey")
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}, {Key: "b", Value: bson.A{1, 2, 3}}, {Key: "c", Value: 3}, {Key: "d", Value: 5}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: bson.A{1, 2, 3}}, {Key: "b", Value: 1}, {Key: "c", Value: 4}, {Key: "d", Value: 6}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}, {Key: "c", Value: -1}, {Key: "d", Value: -1}}}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(filter, projection bson.D) (stages []string, docsExamined int64, docs []bson.Raw) {
+		t.Helper()
+		find := bson.D{{Key: "find", Value: "covered_multikey"}, {Key: "filter", Value: filter}, {Key: "projection", Value: projection},
+			{Key: "sort", Value: bson.D{{Key: "c", Value: -1}, {Key: "d", Value: -1}}}}
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: find}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for st := out.Lookup("queryPlanner", "winningPlan").Document(); st != nil; {
+			stages = append(stages, st.Lookup("stage").StringValue())
+			in, ok := st.Lookup("inputStage").DocumentOK()
+			if !ok {
+				break
+			}
+			st = in
+		}
+		cur, err := coll.Find(ctx, filter, options.Find().SetProjection(projection).SetSort(bson.D{{Key: "c", Value: -1}, {Key: "d", Value: -1}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		return stages, out.Lookup("executionStats", "totalDocsExamined").AsInt64(), docs
+	}
+
+	stages, examined, docs := run(bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}, bson.D{{Key: "_id", Value: 0}, {Key: "c", Value: 1}, {Key: "d", Value: 1}})
+	if !slices.Equal(stages, []string{"PROJECTION_COVERED", "IXSCAN"}) || examined != 0 {
+		t.Errorf("stages %v, totalDocsExamined %d, want PROJECTION_COVERED over IXSCAN and 0", stages, examined)
+	}
+	if len(docs) != 2 || docs[0].String() != `{"c": {"$numberInt":"4"},"d": {"$numberInt":"6"}}` || docs[1].String() != `{"c": {"$numberInt":"3"},"d": {"$numberInt":"5"}}` {
+		t.Errorf("documents %v, want {c: 4, d: 6}, {c: 3, d: 5}", docs)
+	}
+
+	// b >= 1 matches three keys of document 1: it is returned once.
+	stages, examined, docs = run(bson.D{{Key: "a", Value: 1}, {Key: "b", Value: bson.D{{Key: "$gte", Value: 1}}}}, bson.D{{Key: "_id", Value: 0}, {Key: "c", Value: 1}, {Key: "d", Value: 1}})
+	if stages[0] != "PROJECTION_COVERED" || examined != 0 || len(docs) != 2 {
+		t.Errorf("stages %v, totalDocsExamined %d, %d documents, want PROJECTION_COVERED, 0 and 2", stages, examined, len(docs))
+	}
+
+	stages, _, docs = run(bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 2}}, bson.D{{Key: "_id", Value: 0}, {Key: "b", Value: 1}})
+	if !slices.Contains(stages, "FETCH") || len(docs) != 1 || docs[0].Lookup("b").Type != bson.TypeArray {
+		t.Errorf("stages %v, documents %v, want a FETCH and {b: [1, 2, 3]}", stages, docs)
+	}
+}
