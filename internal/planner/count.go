@@ -21,7 +21,7 @@ import (
 // the filter too, as MongoDB counts them with a COUNT_SCAN. On a multikey
 // index a matching document may have several keys in the bounds: the
 // count counts each document once (CountDedups).
-func (p *Plan) CountScan() bool { return p.exact || p.countExact || p.multikeyExact }
+func (p *Plan) CountScan() bool { return p.exact || p.countExact || p.multikeyExact || p.nullExact }
 
 // CountDedups reports that the plan's keys decide the filter on a
 // multikey index (CountScan), where a document may have several keys in
@@ -44,12 +44,14 @@ func (p *Plan) setExact(root *query.Node) {
 		// distinct scan could not answer with the strings (MongoDB
 		// fetches too). They decide a filter whose every comparison
 		// bounds the index (its collation, or no string), for a count.
-		p.exact, p.idDecides, p.multikeyExact = false, false, false
+		p.exact, p.idDecides, p.multikeyExact, p.nullExact = false, false, false, false
 		p.countExact = p.coll != nil && p.Index != nil && !p.multikey && p.Or == nil && p.checks == nil &&
 			allFit(root, p.coll) && decides([]*query.Node{root}, p.fields, true)
 		return
 	}
 	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides([]*query.Node{root}, p.fields, false)
+	p.nullExact = !p.exact && p.Index != nil && !p.multikey && p.Or == nil && !wildcardFields(p.fields) &&
+		decidesUses([]*query.Node{root}, p.fields, false, nil, true)
 	p.multikeyExact = p.Index != nil && p.multikey && p.Or == nil && !wildcardFields(p.fields) &&
 		decidesMultikey([]*query.Node{root}, p.fields, p.fieldBounds)
 	p.idDecides = p.Index == nil && !p.Natural && p.Or == nil && p.Intervals != nil && p.checks == nil &&
@@ -166,7 +168,7 @@ func (p *Plan) IDRangeDecides() bool { return p.idDecides }
 // conjunction of nodes exactly (see setExact); collated: the fields are
 // an index's under a collation, whose bounds of a regex are every string.
 func decides(nodes []*query.Node, fields []Field, collated bool) bool {
-	return decidesUses(nodes, fields, collated, nil)
+	return decidesUses(nodes, fields, collated, nil, false)
 }
 
 // decidesMultikey reports whether the bounds (fb, by field) of a multikey
@@ -178,7 +180,7 @@ func decides(nodes []*query.Node, fields []Field, collated bool) bool {
 // conditions as a filter), and no MinKey or MaxKey operand (an array's
 // bounds keep the ends a comparison with them excludes).
 func decidesMultikey(nodes []*query.Node, fields []Field, fb []fieldBounds) bool {
-	return decidesUses(nodes, fields, false, fb)
+	return decidesUses(nodes, fields, false, fb, false)
 }
 
 // wildcardFields reports whether fields are a wildcard index's expanded
@@ -188,8 +190,8 @@ func wildcardFields(fields []Field) bool {
 }
 
 // decidesUses is decides, and decidesMultikey when multikey holds the
-// fields' bounds.
-func decidesUses(nodes []*query.Node, fields []Field, collated bool, multikey []fieldBounds) bool {
+// fields' bounds; nulls admits equalities with null (see nullExact).
+func decidesUses(nodes []*query.Node, fields []Field, collated bool, multikey []fieldBounds, nulls bool) bool {
 	// uses counts, per field (by position), the points and the ranges
 	// on it; a plan has few fields.
 	var usesBuf [8]fieldUse
@@ -199,7 +201,7 @@ func decidesUses(nodes []*query.Node, fields []Field, collated bool, multikey []
 	}
 	uses = uses[:len(fields)]
 	for _, n := range nodes {
-		if n == nil || !decidesNode(n, fields, uses, collated, multikey != nil) {
+		if n == nil || !decidesNode(n, fields, uses, collated, multikey != nil, nulls) {
 			return false
 		}
 	}
@@ -220,10 +222,10 @@ type fieldUse struct{ points, ranges int }
 // decidesNode reports whether bounds on fields express n exactly,
 // counting in uses (by field position) the points and ranges it puts on
 // each field.
-func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated, multikey bool) bool {
+func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated, multikey, nulls bool) bool {
 	if n.Kind == query.KindAnd {
 		for _, ch := range n.Children {
-			if !decidesNode(ch, fields, uses, collated, multikey) {
+			if !decidesNode(ch, fields, uses, collated, multikey, nulls) {
 				return false
 			}
 		}
@@ -246,7 +248,7 @@ func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated, multi
 	switch n.Kind {
 	case query.KindEq:
 		u.points++
-		return exactPoint(n.Value, true)
+		return exactPoint(n.Value, true) || nulls && n.Value.Type == bson.TypeNull
 	case query.KindIn:
 		u.points++
 		vals, err := n.Value.Array().Values()
@@ -306,7 +308,11 @@ func exactPoint(v bson.RawValue, eq bool) bool {
 // projection may then name only fields no document held an array under
 // (Index.FieldArrays): each key of a document holds their one value, as
 // MongoDB's IndexScanNode::hasField provides a field whose multikey path
-// is empty (jstests/core/query/covered_multikey.js). The plan's reads then
+// is empty (jstests/core/query/covered_multikey.js). With equalities to
+// null (nullExact) the projection may name only _id, which no document
+// lacks: a null key stands for null, undefined or missing, and MongoDB
+// fetches to tell them apart for any other field (cover_null_queries.js:
+// {_id: 1, b: 1} fetches though the index holds b). The plan's reads then
 // build each result from the key's values without fetching a document.
 // A sort the scan does not give sorts those results (MongoDB's SORT over
 // the index keys, below its PROJECTION_COVERED), so it may name only
@@ -318,7 +324,7 @@ func (p *Plan) Covered() []int { return p.covered }
 // blocking sort the covered results must hold the fields of.
 func (p *Plan) setCovered(spec bson.Raw, sorted bool, sort *query.Sort) {
 	p.covered = nil
-	if !(p.exact || p.multikeyExact) || len(spec) == 0 || !sorted && (sort == nil || sort.ByMeta() || sort.Natural() != 0) {
+	if !(p.exact || p.multikeyExact || p.nullExact) || len(spec) == 0 || !sorted && (sort == nil || sort.ByMeta() || sort.Natural() != 0) {
 		return
 	}
 	elems, err := spec.Elements()
@@ -355,7 +361,7 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool, sort *query.Sort) {
 	arr := arrays{ix: p.Index, multikey: p.multikey}
 	for i, f := range p.fields {
 		if include[f.Path] {
-			if p.fieldBounds[i].empty() && !valueKeyed(f) || arr.field(i) {
+			if p.fieldBounds[i].empty() && !valueKeyed(f) || arr.field(i) || p.nullExact && f.Path != "_id" {
 				return
 			}
 			out = append(out, i)
@@ -394,7 +400,7 @@ func valueKeyed(f Field) bool {
 // ({$_path, path}) decide as a single field's do; unexpanded, it never
 // does.
 func (p *Plan) setKeysOnly(sorted bool) {
-	if p.exact && sorted && p.Index != nil && p.Index.Wildcard == nil {
+	if (p.exact || p.nullExact) && sorted && p.Index != nil && p.Index.Wildcard == nil {
 		p.covered = []int{}
 	}
 }

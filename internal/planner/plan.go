@@ -120,6 +120,14 @@ type Plan struct {
 	// filter, a document counted once however many of its keys match
 	// (CountDedups).
 	multikeyExact bool
+	// nullExact reports that the keys of an index that is not multikey
+	// decide a filter with equalities to null: its bounds, [undefined,
+	// undefined] and [null, null], hold exactly the documents whose field
+	// is null, undefined or missing, which the filter matches, though a
+	// null key does not tell null from missing. A count needs no document
+	// (CountScan), and a projection of _id alone is covered (Covered), as
+	// MongoDB 7.0 covers such queries (jstests/core/cover_null_queries.js).
+	nullExact bool
 	// idDecides reports that the _id ranges decide the filter
 	// (IDRangeDecides).
 	idDecides bool

@@ -557,3 +557,83 @@ func TestCoveredMultikey(t *testing.T) {
 		t.Errorf("stages %v, documents %v, want a FETCH and {b: [1, 2, 3]}", stages, docs)
 	}
 }
+
+// TestCoveredNullQuery checks equalities to null over an index that is not
+// multikey (jstests/core/cover_null_queries.js): a projection of _id alone
+// reads the keys alone (PROJECTION_COVERED over IXSCAN), as does a count;
+// a projection of another index field fetches, so that a document lacking
+// it answers without it, not with the null its key holds.
+func TestCoveredNullQuery(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("cover_null")
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}, {Key: "b", Value: 1}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: nil}, {Key: "b", Value: 1}},
+		bson.D{{Key: "_id", Value: 4}, {Key: "a", Value: nil}, {Key: "b", Value: nil}},
+		bson.D{{Key: "_id", Value: 6}, {Key: "b", Value: 2}},
+		bson.D{{Key: "_id", Value: 7}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}, {Key: "_id", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	null := bson.D{{Key: "a", Value: nil}}
+	explain := func(cmd bson.D) (stages []string, docsExamined int64) {
+		t.Helper()
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for st := out.Lookup("queryPlanner", "winningPlan").Document(); st != nil; {
+			stages = append(stages, st.Lookup("stage").StringValue())
+			in, ok := st.Lookup("inputStage").DocumentOK()
+			if !ok {
+				break
+			}
+			st = in
+		}
+		return stages, out.Lookup("executionStats", "totalDocsExamined").AsInt64()
+	}
+	find := func(projection bson.D) []bson.Raw {
+		t.Helper()
+		cur, err := coll.Find(ctx, null, options.Find().SetProjection(projection).SetSort(bson.D{{Key: "_id", Value: 1}}).SetHint(bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}, {Key: "_id", Value: 1}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		return docs
+	}
+
+	id := bson.D{{Key: "_id", Value: 1}}
+	stages, examined := explain(bson.D{{Key: "find", Value: "cover_null"}, {Key: "filter", Value: null}, {Key: "projection", Value: id}})
+	if !slices.Equal(stages, []string{"PROJECTION_COVERED", "IXSCAN"}) || examined != 0 {
+		t.Errorf("find stages %v, totalDocsExamined %d, want PROJECTION_COVERED over IXSCAN and 0", stages, examined)
+	}
+	if docs := find(id); len(docs) != 4 || docs[3].String() != `{"_id": {"$numberInt":"7"}}` {
+		t.Errorf("find {a: null} {_id: 1}: %v, want _id 3, 4, 6, 7", docs)
+	}
+
+	idB := bson.D{{Key: "_id", Value: 1}, {Key: "b", Value: 1}}
+	stages, _ = explain(bson.D{{Key: "find", Value: "cover_null"}, {Key: "filter", Value: null}, {Key: "projection", Value: idB}})
+	if !slices.Contains(stages, "FETCH") {
+		t.Errorf("find {_id: 1, b: 1} stages %v, want a FETCH", stages)
+	}
+	if docs := find(idB); len(docs) != 4 || docs[3].String() != `{"_id": {"$numberInt":"7"}}` || docs[2].Lookup("b").Int32() != 2 {
+		t.Errorf("find {a: null} {_id: 1, b: 1}: %v, want {_id: 7} last, without b", docs)
+	}
+
+	count := bson.D{{Key: "count", Value: "cover_null"}, {Key: "query", Value: null}}
+	var counted struct{ N int64 }
+	if err := db.RunCommand(ctx, count).Decode(&counted); err != nil || counted.N != 4 {
+		t.Fatalf("count %d (%v), want 4", counted.N, err)
+	}
+	if stages, examined = explain(count); slices.Contains(stages, "FETCH") || examined != 0 {
+		t.Errorf("count stages %v, totalDocsExamined %d, want no FETCH and 0", stages, examined)
+	}
+}
