@@ -127,9 +127,9 @@ func TestCoveredReadBlockingSort(t *testing.T) {
 			[]string{`{"a": 3, "b": 1}`, `{"a": 2, "b": 1}`, `{"a": 4, "b": 2}`, `{"a": 1, "b": 2}`}},
 		{`{"b": 1, "_id": 0}`, `{"b": -1}`, []string{"PROJECTION_COVERED", "SORT", "IXSCAN"}, 0,
 			[]string{`{"b": 2}`, `{"b": 2}`, `{"b": 1}`, `{"b": 1}`}},
-		{`{"a": 1, "b": 1, "_id": 0}`, `{"c": 1}`, []string{"PROJECTION_DEFAULT", "SORT", "FETCH", "IXSCAN"}, 4,
+		{`{"a": 1, "b": 1, "_id": 0}`, `{"c": 1}`, []string{"PROJECTION_SIMPLE", "SORT", "FETCH", "IXSCAN"}, 4,
 			[]string{`{"b": 2, "a": 4}`, `{"b": 1, "a": 3}`, `{"b": 1, "a": 2}`, `{"b": 2, "a": 1}`}},
-		{`{"a": 1, "_id": 0}`, `{"b": 1, "a": 1}`, []string{"PROJECTION_DEFAULT", "SORT", "FETCH", "IXSCAN"}, 4,
+		{`{"a": 1, "_id": 0}`, `{"b": 1, "a": 1}`, []string{"PROJECTION_SIMPLE", "SORT", "FETCH", "IXSCAN"}, 4,
 			[]string{`{"a": 2}`, `{"a": 3}`, `{"a": 1}`, `{"a": 4}`}},
 	}
 	for _, tt := range tests {
@@ -192,7 +192,7 @@ func TestCoveredReadUnbounded(t *testing.T) {
 	}{
 		{`{"foo": 1}`, `{}`, "PROJECTION_COVERED", 0, []string{`{"foo": null}`, `{"foo": null}`, `{"foo": 1}`, `{"foo": {"x": 1}}`}},
 		{`{"a": 1, "foo": 1}`, `{"a": 1}`, "PROJECTION_COVERED", 0, []string{`{"foo": null}`, `{"foo": null}`, `{"foo": 1}`, `{"foo": {"x": 1}}`}},
-		{`{"a": 1, "foo": "hashed"}`, `{"a": 1}`, "PROJECTION_DEFAULT", 4, []string{`{"foo": 1}`, `{}`, `{"foo": null}`, `{"foo": {"x": 1}}`}},
+		{`{"a": 1, "foo": "hashed"}`, `{"a": 1}`, "PROJECTION_SIMPLE", 4, []string{`{"foo": 1}`, `{}`, `{"foo": null}`, `{"foo": {"x": 1}}`}},
 	} {
 		if _, err := e.CreateIndexes("test", "ub", []IndexSpec{{Key: ext(t, tt.key), ExpireAfter: -1}}, nil); err != nil {
 			t.Fatal(err)

@@ -141,13 +141,54 @@ func (p *Plan) Explain(s Shape) bson.D {
 	} else if p.covered != nil {
 		stage = bson.D{{Key: "stage", Value: "PROJECTION_COVERED"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
 	} else if len(s.Projection) > 0 {
-		stage = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
+		name := "PROJECTION_DEFAULT"
+		if simpleInclusion(s.Projection) {
+			name = "PROJECTION_SIMPLE"
+		}
+		stage = bson.D{{Key: "stage", Value: name}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
 	}
 	if s.Limit > 0 && !blockingSort {
 		// A blocking sort enforces the limit itself (limitAmount).
 		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: ExplainNumber(s.Limit)}, {Key: "inputStage", Value: stage}}
 	}
 	return stage
+}
+
+// simpleInclusion reports whether a find's projection spec includes
+// top-level fields only (with _id excluded or not), no dotted path,
+// expression, $meta, positional or array operator: MongoDB's
+// Projection::isSimple, whose projection over fetched documents is
+// PROJECTION_SIMPLE (QueryPlannerAnalysis::analyzeProjection); any other
+// is PROJECTION_DEFAULT.
+func simpleInclusion(spec bson.Raw) bool {
+	elems, err := spec.Elements()
+	if err != nil || len(elems) == 0 {
+		return false
+	}
+	include := false
+	for _, el := range elems {
+		key, v := el.Key(), el.Value()
+		if strings.ContainsAny(key, ".$") {
+			return false
+		}
+		var on bool
+		switch {
+		case v.Type == bson.TypeBoolean:
+			on = v.Boolean()
+		case values.IsNumber(v.Type):
+			f, _ := values.Float64(v)
+			on = f != 0
+		default:
+			return false
+		}
+		switch {
+		case on:
+			include = true
+		case key != "_id":
+			return false
+		}
+	}
+	return include
 }
 
 // ExplainNumber is a number as MongoDB's explain appends it

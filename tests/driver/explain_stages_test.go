@@ -103,7 +103,7 @@ func TestExplainStageStats(t *testing.T) {
 		{"sort skip projection", "stagestats", find("stagestats", bson.D{},
 			bson.E{Key: "sort", Value: bson.D{{Key: "b", Value: -1}}}, bson.E{Key: "limit", Value: 3}, bson.E{Key: "skip", Value: 1},
 			bson.E{Key: "projection", Value: bson.D{{Key: "b", Value: 1}}}), []fig{
-			{"PROJECTION_DEFAULT", 3, 107, 103, 1, bson.D{{Key: "transformBy", Value: bson.D{{Key: "b", Value: int32(1)}}}},
+			{"PROJECTION_SIMPLE", 3, 107, 103, 1, bson.D{{Key: "transformBy", Value: bson.D{{Key: "b", Value: int32(1)}}}},
 				append(append([]string{"stage"}, common...), "transformBy", "inputStage")},
 			{"SKIP", 3, 107, 103, 1, bson.D{{Key: "skipAmount", Value: 1}},
 				append(append([]string{"stage"}, common...), "skipAmount", "inputStage")},
