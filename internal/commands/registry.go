@@ -296,6 +296,14 @@ func (s *Service) run(r *Request, name string, c command, known bool) (bson.Raw,
 		}
 	}
 	reply, err := s.runInSession(r, name, c.h)
+	if r.owesDurable {
+		// the durability its writes deferred (writeOptions), owed whether
+		// or not a statement failed, as MongoDB waits for the write
+		// concern of a command that wrote before it failed
+		if derr := s.Engine.Durable(r.Args.WriteConcern.Journal()); err == nil {
+			err = derr
+		}
+	}
 	if s.Access.Enabled && writesAuthCollections(r, name) {
 		// users or roles may have changed under the connections' feet
 		s.Access.changed()

@@ -76,10 +76,13 @@ var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
 // writeOptions are the transaction, write concern and
 // bypassDocumentValidation of a write command: the write must be durable
 // when acknowledged if its write concern asks for the journal (see
-// WriteConcern.Journal). Its updates take their timestamps from the
-// cluster clock.
+// WriteConcern.Journal). Outside a transaction the command waits for that
+// once, after all its statements (Request.owesDurable), as MongoDB waits
+// for a command's write concern: a batch of N updates waited for N syncs.
+// Its updates take their timestamps from the cluster clock.
 func writeOptions(s *Service, r *Request, c *cmdArgs) engine.WriteOptions {
-	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), Ctx: r.Ctx,
+	r.owesDurable = r.owesDurable || r.Txn == nil
+	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), DeferDurable: r.Txn == nil, Ctx: r.Ctx,
 		BypassValidation: c.bool("bypassDocumentValidation"), Clock: s.Clock}
 }
 

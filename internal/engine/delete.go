@@ -32,7 +32,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 		return err == nil && (limit != 1 || n == 0), err
 	})
 	if n > 0 && txn == nil {
-		err = firstErr(err, e.durable(wo.Journal))
+		err = firstErr(err, e.ackDurable(wo))
 	}
 	return n, err
 }

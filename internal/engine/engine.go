@@ -98,6 +98,11 @@ type WriteOptions struct {
 	// Journal asks for the write to be on disk when it is acknowledged
 	// (j: true, or w: "majority").
 	Journal bool
+	// DeferDurable leaves the wait for durability (Journal, or the
+	// engine's DurableAlways) to the caller, which calls Durable once its
+	// command's statements are done, as MongoDB waits for a command's
+	// write concern once, after all of them.
+	DeferDurable bool
 	// Record, when set outside a transaction, records each statement in
 	// the batch of its write (a retryable write's session record).
 	Record Recorder
@@ -285,6 +290,21 @@ func (e *Engine) commit(tx storage.Txn) error {
 	}
 	e.dirty.Store(true)
 	return tx.Commit()
+}
+
+// Durable waits until every write committed so far is on disk, when the
+// writes asked for it (journal) or the engine makes every write durable:
+// the wait a WriteOptions.DeferDurable caller owes once its writes are done.
+func (e *Engine) Durable(journal bool) error { return e.durable(journal) }
+
+// ackDurable is the wait for durability a write made with wo owes before
+// it is acknowledged, once it changed something: none when its caller
+// waits instead (DeferDurable).
+func (e *Engine) ackDurable(wo WriteOptions) error {
+	if wo.DeferDurable {
+		return nil
+	}
+	return e.durable(wo.Journal)
 }
 
 // durable waits until every write committed so far is on disk, when the

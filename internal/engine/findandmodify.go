@@ -94,7 +94,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 		return res, mongoerr.AddContext(err, "Plan executor error during findAndModify")
 	}
 	if err == nil && res.N > 0 && s.Txn == nil {
-		err = e.durable(s.Journal)
+		err = e.ackDurable(s.WriteOptions)
 	}
 	return res, err
 }

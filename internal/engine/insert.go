@@ -66,7 +66,7 @@ func (e *Engine) insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 	if c.capped != nil || txn != nil {
 		n, werrs, err := e.insertEach(wo.Ctx, c, docs, ordered, txn, wo.Record, wo.BypassValidation)
 		if err == nil && n > 0 && txn == nil {
-			err = e.durable(wo.Journal)
+			err = e.ackDurable(wo)
 		}
 		return n, werrs, err
 	}
@@ -88,7 +88,7 @@ func (e *Engine) insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 		}
 	}
 	if inserted > 0 {
-		if err := e.durable(wo.Journal); err != nil {
+		if err := e.ackDurable(wo); err != nil {
 			return 0, werrs, err
 		}
 	}

@@ -85,7 +85,7 @@ func (e *Engine) update(db, coll string, u UpdateSpec, user bool) (UpdateResult,
 		}
 	}
 	if (res.Modified > 0 || res.UpsertedID.Type != 0) && u.Txn == nil {
-		err = firstErr(err, e.durable(u.Journal))
+		err = firstErr(err, e.ackDurable(u.WriteOptions))
 	}
 	return res, err
 }

@@ -295,3 +295,57 @@ func TestWriteConcernTakenBy(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteConcernWaitsOncePerCommand: a batch of updates or deletes under
+// a journaled write concern (the implicit w: "majority", or j: true) waits
+// for the log's sync once, after its statements, as MongoDB waits for a
+// command's write concern; it waited once per statement. The syncs are
+// Pebble's, counted by /metrics; the journal flusher may add a few.
+func TestWriteConcernWaitsOncePerCommand(t *testing.T) {
+	cfg := replSetConfig()
+	cfg.InMemory, cfg.DBPath, cfg.MetricsAddr = false, t.TempDir(), "127.0.0.1:0"
+	in := startInstance(t, cfg)
+	db := connect(t, in).Database(testDB)
+	ctx := context.Background()
+	const n = 60
+	docs := make(bson.A, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}}
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "insert", Value: "wc"}, {Key: "documents", Value: docs}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	const syncs = "folio_pebble_wal_fsync_duration_seconds_count"
+	for _, tc := range []struct {
+		name string
+		cmd  bson.D
+	}{
+		{"update", bson.D{{Key: "update", Value: "wc"}, {Key: "updates", Value: statements(n, func(i int) bson.D {
+			return bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: i}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: i}}}}}}
+		})}}},
+		{"update j: true", bson.D{{Key: "update", Value: "wc"}, {Key: "updates", Value: statements(n, func(i int) bson.D {
+			return bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: i}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}}
+		})}, {Key: "writeConcern", Value: bson.D{{Key: "j", Value: true}}}}},
+		{"delete", bson.D{{Key: "delete", Value: "wc"}, {Key: "deletes", Value: statements(n, func(i int) bson.D {
+			return bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: i}}}, {Key: "limit", Value: 1}}
+		})}}},
+	} {
+		before := scrape(t, in.MetricsAddr())[syncs]
+		var res bson.M
+		if err := db.RunCommand(ctx, tc.cmd).Decode(&res); err != nil || res["n"] != int32(n) {
+			t.Fatalf("%s: %v, %v", tc.name, res, err)
+		}
+		if d := scrape(t, in.MetricsAddr())[syncs] - before; d < 1 || d > n/4 {
+			t.Errorf("%s of %d statements: %v log syncs, want one (and the journal flusher's few)", tc.name, n, d)
+		}
+	}
+}
+
+// statements is n statements made by stmt.
+func statements(n int, stmt func(i int) bson.D) bson.A {
+	a := make(bson.A, n)
+	for i := range a {
+		a[i] = stmt(i)
+	}
+	return a
+}
