@@ -131,6 +131,16 @@ func TestConstructors(t *testing.T) {
 		{"({b: 1, a: [2]})", bson.D{{Key: "b", Value: 1.0}, {Key: "a", Value: bson.A{2.0}}}},
 		{"NumberLong(5) + 1", 6.0},
 		{"hex_md5('abc')", "900150983cd24fb0d6963f7d28e17f72"},
+		// BinData's free functions (agg_infinite_recursion.js)
+		{"UUID('81fd5473-1747-4c9d-8743-f10642b3bb99')", bson.Binary{Subtype: 4, Data: []byte{0x81, 0xfd, 0x54, 0x73, 0x17, 0x47, 0x4c, 0x9d, 0x87, 0x43, 0xf1, 0x06, 0x42, 0xb3, 0xbb, 0x99}}},
+		{"UUID('81fd547317474c9d8743f10642b3bb99')", bson.Binary{Subtype: 3, Data: []byte{0x81, 0xfd, 0x54, 0x73, 0x17, 0x47, 0x4c, 0x9d, 0x87, 0x43, 0xf1, 0x06, 0x42, 0xb3, 0xbb, 0x99}}},
+		{"UUID().length()", 16.0},
+		{"UUID('81fd5473-1747-4c9d-8743-f10642b3bb99').toString()", `UUID("81fd5473-1747-4c9d-8743-f10642b3bb99")`},
+		{"new HexData(4, '81fd547317474c9d8743f10642b3bb99').hex()", "81fd547317474c9d8743f10642b3bb99"},
+		{"HexData(7, 'abcdef01')", bson.Binary{Subtype: 7, Data: []byte{0xab, 0xcd, 0xef, 1}}},
+		{"HexData(0, '')", bson.Binary{Subtype: 0, Data: []byte{}}},
+		{"MD5('0123456789abcdef0123456789ABCDEF')", bson.Binary{Subtype: 5, Data: []byte{1, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 1, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef}}},
+		{"BinData(0, 'AQID').hex()", "010203"},
 	}
 	for _, c := range cases {
 		got, err := op.Call(mustCompile(t, c.src), nil)
@@ -205,6 +215,15 @@ func TestFailures(t *testing.T) {
 		{"process", "process.exit(1)", nil, mongoerr.JSInterpreterFailure, "ReferenceError: process is not defined"},
 		{"run", "run('ls')", nil, mongoerr.JSInterpreterFailure, "ReferenceError"},
 		{"recursion", "function f(){ return f() + 1; } return f()", nil, mongoerr.JSInterpreterFailure, "too much recursion"},
+		{"recursionUUID", "function f(){ UUID('81fd5473-1747-4c9d-8743-f10642b3bb99'); return f() + 1; } return f()", nil, mongoerr.JSInterpreterFailure, "too much recursion"},
+		{"uuidArgs", "UUID('a', 'b')", nil, mongoerr.JSInterpreterFailure, "Error: UUID needs 0 or 1 arguments"},
+		{"uuidString", "UUID('zz')", nil, mongoerr.JSInterpreterFailure, "Error: Invalid UUID string: zz"},
+		{"md5Length", "MD5('ab')", nil, mongoerr.JSInterpreterFailure, "Error: MD5 string must have 32 characters"},
+		{"hexArgs", "HexData(0)", nil, mongoerr.JSInterpreterFailure, "Error: HexData needs 2 arguments"},
+		{"hexSubtype", "HexData(256, 'ab')", nil, mongoerr.JSInterpreterFailure, "Error: HexData subtype must be a Number between 0 and 255 inclusive"},
+		{"hexOdd", "HexData(0, 'abc')", nil, mongoerr.JSInterpreterFailure, "Error: BinData hex string must be an even length"},
+		{"hexDigit", "HexData(0, 'zz')", nil, mongoerr.JSInterpreterFailure, "Error: Invalid hex character in string"},
+		{"hexString", "HexData(0, 12)", nil, mongoerr.JSInterpreterFailure, "Error: BinData data must be a String"},
 		{"maxTime", "while (true) {}", func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 50*time.Millisecond)
 		}, mongoerr.MaxTimeMSExpired, ""},

@@ -3,6 +3,7 @@ package js
 import (
 	"context"
 	"crypto/md5"
+	"crypto/rand"
 	"encoding/hex"
 	"sync"
 	"time"
@@ -55,6 +56,14 @@ func newVM() *vm {
 	v := &vm{rt: rt, funcs: map[string]goja.Callable{}}
 	_ = rt.Set("print", func(goja.FunctionCall) goja.Value { return goja.Undefined() })
 	_ = rt.Set("__newObjectId", func(goja.FunctionCall) goja.Value { return rt.ToValue(bson.NewObjectID().Hex()) })
+	_ = rt.Set("__newUUID", func(goja.FunctionCall) goja.Value {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		b[6] = b[6]&0x0f | 0x40 // version 4
+		b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+		h := hex.EncodeToString(b[:])
+		return rt.ToValue(h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:])
+	})
 	_ = rt.Set("__bsonsize", func(c goja.FunctionCall) goja.Value {
 		doc, err := v.toDocument(c.Argument(0))
 		if err != nil {
@@ -117,7 +126,7 @@ func newVM() *vm {
 	// The prelude's hooks, BSONRegExp (values keep its prototype) and
 	// goja's GoError are no globals of MongoDB's scope
 	// (jstests/core/query/js/js_global_scope.js).
-	for _, name := range []string{"__newObjectId", "__bsonsize", "BSONRegExp", "GoError"} {
+	for _, name := range []string{"__newObjectId", "__newUUID", "__bsonsize", "BSONRegExp", "GoError"} {
 		_ = rt.GlobalObject().Delete(name)
 	}
 	return v

@@ -8,7 +8,7 @@ package js
 // what MongoDB shows.
 const prelude = `(function(g){
 "use strict";
-var newObjectId = g.__newObjectId, bsonsize = g.__bsonsize;
+var newObjectId = g.__newObjectId, newUUID = g.__newUUID, bsonsize = g.__bsonsize;
 function hidden(o, k, v){ Object.defineProperty(o, k, {value: v, enumerable: false, writable: false}); }
 function ObjectId(hex){
 	if (!(this instanceof ObjectId)) return new ObjectId(hex);
@@ -58,8 +58,59 @@ function BinData(sub, b64){
 BinData.prototype.base64 = function(){ return this._b64; };
 BinData.prototype.subtype = function(){ return this._sub; };
 BinData.prototype.length = function(){ var s = this._b64.replace(/=+$/, ""); return Math.floor(s.length * 3 / 4); };
-BinData.prototype.toString = function(){ return 'BinData(' + this._sub + ',"' + this._b64 + '")'; };
+BinData.prototype.hex = function(){ return base64ToHex(this._b64); };
+BinData.prototype.toString = function(){
+	if (this._sub === 4 && this.length() === 16) {
+		var h = this.hex();
+		return 'UUID("' + h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20) + '")';
+	}
+	return 'BinData(' + this._sub + ',"' + this._b64 + '")';
+};
 BinData.prototype.tojson = BinData.prototype.toString;
+var b64chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+function base64ToHex(b64){
+	var s = b64.replace(/=+$/, ""), bits = 0, n = 0, out = "";
+	for (var i = 0; i < s.length; i++) {
+		bits = (bits << 6) | b64chars.indexOf(s.charAt(i));
+		n += 6;
+		if (n >= 8) { n -= 8; out += ((bits >> n) & 0xff | 0x100).toString(16).substr(1); }
+	}
+	return out;
+}
+// hexBinData is MongoDB's hexToBinData: a BinData of the subtype from an
+// even-length string of hex digits.
+function hexBinData(sub, h){
+	if (typeof h !== "string") throw new Error("BinData data must be a String");
+	if (h.length % 2 !== 0) throw new Error("BinData hex string must be an even length");
+	if (!/^[0-9a-fA-F]*$/.test(h)) throw new Error("Invalid hex character in string");
+	var out = "";
+	for (var i = 0; i < h.length; i += 6) {
+		var chunk = h.substr(i, 6), k = chunk.length / 2, v = parseInt(chunk, 16) << (8 * (3 - k));
+		for (var j = 0; j < 4; j++) out += j <= k ? b64chars.charAt((v >> (18 - 6 * j)) & 63) : "=";
+	}
+	return new BinData(sub, out);
+}
+// UUID, MD5 and HexData are the free functions MongoDB's scope defines
+// beside BinData: UUID() is a random subtype 4, UUID of the canonical
+// 36-character form subtype 4, and of 32 hex digits the legacy subtype 3.
+function UUID(s){
+	if (arguments.length === 0) s = newUUID();
+	else if (arguments.length !== 1) throw new Error("UUID needs 0 or 1 arguments");
+	else if (String(s).length === 32) return hexBinData(3, s);
+	var str = String(s);
+	if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(str)) throw new Error("Invalid UUID string: " + str);
+	return hexBinData(4, str.replace(/-/g, ""));
+}
+function MD5(s){
+	if (arguments.length !== 1) throw new Error("MD5 needs 1 argument");
+	if (String(s).length !== 32) throw new Error("MD5 string must have 32 characters");
+	return hexBinData(5, s);
+}
+function HexData(sub, h){
+	if (arguments.length !== 2) throw new Error("HexData needs 2 arguments");
+	if (typeof sub !== "number" || (sub | 0) < 0 || (sub | 0) > 255) throw new Error("HexData subtype must be a Number between 0 and 255 inclusive");
+	return hexBinData(sub | 0, h);
+}
 function Timestamp(t, i){
 	if (!(this instanceof Timestamp)) return new Timestamp(t, i);
 	this.t = t === undefined ? 0 : t >>> 0;
@@ -225,7 +276,7 @@ var assert = (function(){
 	return assert;
 })();
 var defs = {ObjectId: ObjectId, NumberLong: NumberLong, NumberInt: NumberInt, NumberDecimal: NumberDecimal,
-	BinData: BinData, Timestamp: Timestamp, MinKey: MinKey, MaxKey: MaxKey, Code: Code, BSONRegExp: BSONRegExp,
+	BinData: BinData, UUID: UUID, MD5: MD5, HexData: HexData, Timestamp: Timestamp, MinKey: MinKey, MaxKey: MaxKey, Code: Code, BSONRegExp: BSONRegExp,
 	DBRef: DBRef, ISODate: ISODate, tojson: tojson, isString: isString, isNumber: isNumber, isObject: isObject,
 	printjson: printjson, tojsononeline: tojsononeline, printjsononeline: printjsononeline, doassert: doassert, sortDoc: sortDoc, assert: assert};
 for (var k in defs) Object.defineProperty(g, k, {value: defs[k], enumerable: false, writable: true, configurable: true});

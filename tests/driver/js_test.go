@@ -181,6 +181,34 @@ func TestFunction(t *testing.T) {
 			t.Errorf("%v: %v, want %d", tc.spec, err, tc.code)
 		}
 	}
+	// UUID, HexData and MD5 are globals of the server's scope; endless
+	// recursion through them fails with "too much recursion" and its
+	// stack (agg_infinite_recursion.js).
+	cur, err = coll.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "_id", Value: 1}}}},
+		{{Key: "$project", Value: bson.D{
+			{Key: "_id", Value: 0},
+			{Key: "u", Value: fn("function() { return UUID('81fd5473-1747-4c9d-8743-f10642b3bb99'); }", bson.A{})},
+			{Key: "h", Value: fn("function() { return new HexData(4, '81fd547317474c9d8743f10642b3bb99').hex(); }", bson.A{})},
+			{Key: "m", Value: fn("function() { return MD5('00000000000000000000000000000001').subtype(); }", bson.A{})},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"u": {"$binary":{"base64":"gf1UcxdHTJ2HQ/EGQrO7mQ==","subType":"04"}},"h": "81fd547317474c9d8743f10642b3bb99","m": {"$numberDouble":"5.0"}}`; len(out) != 1 || out[0].String() != want {
+		t.Errorf("UUID/HexData/MD5: %v", out)
+	}
+	for _, call := range []string{"UUID('81fd5473-1747-4c9d-8743-f10642b3bb99')", "new HexData(4, '81fd547317474c9d8743f10642b3bb99')"} {
+		body := "function() { let f = (i) => { " + call + "; f(i + 1); }; f(0); }"
+		_, err := coll.Find(ctx, bson.D{{Key: "$where", Value: body}})
+		if serverCode(err) != 139 || !strings.Contains(errText(err), "too much recursion") || strings.Count(errText(err), "\n") < 20 {
+			t.Errorf("recursion through %s: %v", call, err)
+		}
+	}
 }
 
 // TestScriptsBounded: a script that loops forever stops at maxTimeMS
