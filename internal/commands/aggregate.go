@@ -38,6 +38,7 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	refuseTrue("needsMerge", tBool, "sharded execution"),
 	refuseTrue("$_generateV2ResumeTokens", tBool, "resume tokens in the v2 format"),
 	refuseTrue("isMapReduceCommand", tBool, "mapReduce"),
+	refuse("exchange", tDoc, "exchange producers of sharded execution"),
 	collectionUUIDField,
 }, subs: []*argSpec{aggregateCursorSpec}}
 

@@ -38,6 +38,10 @@ func TestCommandErrors(t *testing.T) {
 		{"getMore maxTimeMS negative", testDB, bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: "c"}, {Key: "maxTimeMS", Value: -1}}, 2, "BadValue"},
 		{"find filter wrong type", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: int32(1)}}, 14, "TypeMismatch"},
 		{"find sort wrong type", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: "x"}}, 14, "TypeMismatch"},
+		// exchange is a field of aggregate (aggregate_command.idl), not
+		// an unknown one; Folio has no exchange producers
+		{"aggregate exchange", testDB, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "exchange", Value: bson.D{{Key: "policy", Value: "broadcast"}, {Key: "consumers", Value: int32(10)}}}}, 238, "NotImplemented"},
+		{"aggregate exchange wrong type", testDB, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "exchange", Value: 1}}, 14, "TypeMismatch"},
 		{"find unknown field", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "noSuchOption", Value: 1}}, 40415, "Location40415"},
 		{"find empty collection name", testDB, bson.D{{Key: "find", Value: ""}}, 73, "InvalidNamespace"},
 		{"insert empty collection name", testDB, bson.D{{Key: "insert", Value: ""}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
