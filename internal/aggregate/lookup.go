@@ -325,6 +325,30 @@ func (s *lookupStage) run(in Source, rt *runtime) Source {
 	}}
 }
 
+// runCounted is run for explain at executionStats: the stage's reads of
+// the foreign collection, its sub-pipeline's included, add their work to
+// figures that explain lists after the stage's spec (StageStats.Own).
+func (s *lookupStage) runCounted(in Source, rt *runtime) Source {
+	fig := &ScanFigures{}
+	if rt.opts.Env != nil {
+		o := *rt.opts
+		o.Env = rt.opts.Env.Counted(fig)
+		rt = &runtime{opts: &o, ectx: rt.ectx}
+	}
+	return &figuredSource{Source: s.run(in, rt), fig: fig}
+}
+
+// figuredSource is a stage's output with the figures of its reads.
+type figuredSource struct {
+	Source
+	fig *ScanFigures
+}
+
+func (f *figuredSource) explainFigures() bson.D { return f.fig.explainFigures() }
+
+// Meta is the metadata of the document read last.
+func (f *figuredSource) Meta() docsrc.Meta { return docsrc.MetaOf(f.Source) }
+
 // lookup finds the foreign documents of doc.
 func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error) {
 	src, err := s.matches(doc, rt)
@@ -379,7 +403,11 @@ func (s *lookupStage) matches(doc bson.Raw, rt *runtime) (Source, error) {
 	if s.foreignOpts != nil {
 		// The let variables are the local document's, under the
 		// pipeline's collation; the foreign side reads under its own.
-		rt = &runtime{opts: s.foreignOpts, ectx: rt.ectx}
+		// The reads go to rt's Env, which counts them under explain
+		// (runCounted).
+		fo := *s.foreignOpts
+		fo.Env = rt.opts.Env
+		rt = &runtime{opts: &fo, ectx: rt.ectx}
 	}
 	// inner is the runtime of the foreign side: the let variables bound.
 	inner := rt.withVars(vars)

@@ -112,6 +112,49 @@ type Env interface {
 	// collection, base: the stages the views apply, innermost first;
 	// isView is false for a collection (or a missing one).
 	ResolveView(db, coll string) (base string, stages []bson.Raw, isView bool, err error)
+	// Counted is the Env whose reads (Find, FindNear, and those of the
+	// views they read) also add their work to fig once each source they
+	// return is closed: explain's figures of a $lookup.
+	Counted(fig *ScanFigures) Env
+}
+
+// ScanFigures sum the work of a stage's reads of another collection, as
+// MongoDB's explain reports a $lookup's from executionStats
+// (DocumentSourceLookUp's plan summary): the keys and documents examined,
+// the reads that scanned a collection, and the indexes used, each once in
+// name order (MongoDB's std::set of them).
+type ScanFigures struct {
+	KeysExamined, DocsExamined, CollectionScans int64
+	IndexesUsed                                 []string
+}
+
+// Add adds the work of one read: its counts, a collection scan, the
+// indexes it used.
+func (f *ScanFigures) Add(keys, docs int64, indexes []string, collectionScan bool) {
+	f.KeysExamined += keys
+	f.DocsExamined += docs
+	if collectionScan {
+		f.CollectionScans++
+	}
+	for _, name := range indexes {
+		if i, found := slices.BinarySearch(f.IndexesUsed, name); !found {
+			f.IndexesUsed = slices.Insert(f.IndexesUsed, i, name)
+		}
+	}
+}
+
+// explainFigures are the fields explain lists after the $lookup's spec.
+func (f *ScanFigures) explainFigures() bson.D {
+	indexes := bson.A{}
+	for _, name := range f.IndexesUsed {
+		indexes = append(indexes, name)
+	}
+	return bson.D{
+		{Key: "totalDocsExamined", Value: f.DocsExamined},
+		{Key: "totalKeysExamined", Value: f.KeysExamined},
+		{Key: "collectionScans", Value: f.CollectionScans},
+		{Key: "indexesUsed", Value: indexes},
+	}
 }
 
 // Output receives the documents that replace a collection ($out): they
@@ -740,7 +783,9 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 	figures := make([]stageFigures, len(p.stages))
 	for i, s := range p.stages {
 		var run Source
-		switch s.(type) {
+		switch s := s.(type) {
+		case *lookupStage:
+			run = s.runCounted(p.rt.guard(out), p.rt)
 		case *outStage, *mergeStage:
 			in := p.rt.guard(out)
 			run = &lazySource{in: in, compute: func() ([]bson.Raw, error) {

@@ -468,6 +468,8 @@ type engineEnv struct {
 	// bypass is bypassDocumentValidation for $out and $merge.
 	bypass bool
 	ctx    context.Context
+	// fig, when set, receives the work of each read (Counted).
+	fig *aggregate.ScanFigures
 	// views resolves a view (Service.resolveView), so that $lookup,
 	// $graphLookup and $unionWith read views; nil reads collections only.
 	views func(db, coll string) (string, []bson.Raw, bool, error)
@@ -498,9 +500,56 @@ type engineEnv struct {
 	facetBufferBytes int64
 }
 
+// Counted is env adding the work of each of its reads to fig.
+func (env engineEnv) Counted(fig *aggregate.ScanFigures) aggregate.Env {
+	env.fig = fig
+	return env
+}
+
+// counted runs open, one read of env's, under an OpStats of its own when
+// env counts its reads (Counted): once the source is closed, the read's
+// keys and documents examined and its first plan's reads go to env.fig.
+func (env engineEnv) counted(open func(engineEnv) (aggregate.Source, error)) (aggregate.Source, error) {
+	if env.fig == nil {
+		return open(env)
+	}
+	st := &engine.OpStats{}
+	inner := env
+	inner.fig, inner.ctx = nil, engine.WithOpStats(env.ctx, st)
+	src, err := open(inner)
+	if err != nil {
+		return nil, err
+	}
+	return &countedSource{Source: src, st: st, fig: env.fig}, nil
+}
+
+// countedSource is a read whose work is added to fig when it is closed.
+type countedSource struct {
+	aggregate.Source
+	st  *engine.OpStats
+	fig *aggregate.ScanFigures
+}
+
+func (s *countedSource) Close() error {
+	err := s.Source.Close()
+	if s.st != nil {
+		indexes, scan := s.st.FirstPlanReads()
+		s.fig.Add(s.st.KeysExamined, s.st.DocsExamined, indexes, scan)
+		s.st = nil
+	}
+	return err
+}
+
+// Meta is the metadata of the document read last.
+func (s *countedSource) Meta() docsrc.Meta { return docsrc.MetaOf(s.Source) }
+
 // Find reads the documents of db.coll matching filter; a view's are its
 // pipeline's output.
 func (env engineEnv) Find(db, coll string, filter bson.Raw, c *collation.Collator) (aggregate.Source, error) {
+	return env.counted(func(env engineEnv) (aggregate.Source, error) { return env.find(db, coll, filter, c) })
+}
+
+func (env engineEnv) find(db, coll string, filter bson.Raw, c *collation.Collator) (aggregate.Source, error) {
 	if env.views != nil {
 		base, stages, isView, err := env.views(db, coll)
 		if err != nil {
@@ -517,6 +566,10 @@ func (env engineEnv) Find(db, coll string, filter bson.Raw, c *collation.Collato
 // view the view's stages come first, so the $geoNear is no longer first
 // (an empty view reads its collection).
 func (env engineEnv) FindNear(db, coll string, g *aggregate.GeoNear, c *collation.Collator) (aggregate.Source, error) {
+	return env.counted(func(env engineEnv) (aggregate.Source, error) { return env.findNear(db, coll, g, c) })
+}
+
+func (env engineEnv) findNear(db, coll string, g *aggregate.GeoNear, c *collation.Collator) (aggregate.Source, error) {
 	if env.views != nil {
 		base, stages, isView, err := env.views(db, coll)
 		if err != nil {

@@ -213,6 +213,17 @@ func (s *OpStats) PlanSummary() string {
 	return s.plan.Summary(s.clustered, s.count)
 }
 
+// FirstPlanReads is what the operation's first plan reads, as MongoDB's
+// plan summary reports it: the names of the indexes it uses, and whether
+// it scans the collection; neither when it ran none (a missing
+// collection).
+func (s *OpStats) FirstPlanReads() (indexes []string, collectionScan bool) {
+	if s.plan == nil {
+		return nil, false
+	}
+	return s.plan.IndexesUsed(s.clustered), s.plan.CollectionScan(s.clustered)
+}
+
 // Add adds o's counts to s, and o's plan when s ran none.
 func (s *OpStats) Add(o OpStats) {
 	s.KeysExamined += o.KeysExamined

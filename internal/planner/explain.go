@@ -412,6 +412,42 @@ func (p *Plan) clusteredScanStage(s Shape, direction string) bson.D {
 // pattern (IXSCAN { a: 1 }), or COLLSCAN, IDHACK, CLUSTERED_IXSCAN (a
 // scan of a clustered collection by _id); a count's exact scan of one
 // interval is a COUNT_SCAN.
+// IndexesUsed names the indexes p reads, each once, in the order of its
+// scans, as MongoDB's plan summary lists them (PlanSummaryStats'
+// indexesUsed): the _id index for a read of documents by _id outside a
+// clustered collection; none for a collection scan.
+func (p *Plan) IndexesUsed(clustered bool) []string {
+	var names []string
+	add := func(q *Plan) {
+		var name string
+		switch {
+		case q.Index != nil:
+			name = q.Index.Name
+		case q.Intervals != nil && !clustered:
+			name = IDIndexName
+		default:
+			return
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if p.Or == nil {
+		add(p)
+	}
+	for _, q := range p.Or {
+		add(q)
+	}
+	return names
+}
+
+// CollectionScan reports whether p reads the collection itself rather than
+// an index (a clustered collection's bounded scan too): MongoDB's COLLSCAN,
+// which its plan summary counts among collectionScans.
+func (p *Plan) CollectionScan(clustered bool) bool {
+	return p.Or == nil && p.Index == nil && (p.Intervals == nil || clustered)
+}
+
 func (p *Plan) Summary(clustered, count bool) string {
 	switch {
 	case p.Or != nil:

@@ -565,3 +565,78 @@ func TestExplainTriviallyTrueExpr(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainLookupFigures: from verbosity executionStats a $lookup
+// reports the work of its reads of the foreign collection after its spec,
+// as MongoDB (5.0 on) does: totalDocsExamined, totalKeysExamined,
+// collectionScans (its reads that scanned the collection) and indexesUsed
+// (each index once), then nReturned and executionTimeMillisEstimate; at
+// queryPlanner it shows its spec alone.
+// https://www.mongodb.com/docs/v7.0/reference/explain-results/#execution-plan-statistics-for-query-with--lookup-pipeline-stage
+func TestExplainLookupFigures(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	outer, inner := db.Collection("lookupfig_outer"), db.Collection("lookupfig_inner")
+	if _, err := outer.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "fk", Value: 3}}, bson.D{{Key: "_id", Value: 2}, {Key: "fk", Value: 4}}}); err != nil {
+		t.Fatal(err)
+	}
+	docs := make([]any, 10)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "k", Value: i}}
+	}
+	if _, err := inner.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inner.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	lookup := func(spec bson.D) mongo.Pipeline {
+		return mongo.Pipeline{{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}, {{Key: "$lookup", Value: spec}}}
+	}
+	for _, tc := range []struct {
+		name string
+		spec bson.D
+		want string // the stage's fields after its spec
+	}{
+		{"index", bson.D{{Key: "from", Value: inner.Name()}, {Key: "localField", Value: "fk"}, {Key: "foreignField", Value: "k"}, {Key: "as", Value: "j"}},
+			`totalDocsExamined: {"$numberLong":"2"}, totalKeysExamined: {"$numberLong":"2"}, collectionScans: {"$numberLong":"0"}, indexesUsed: ["k_1"], nReturned: {"$numberLong":"2"}`},
+		{"_id", bson.D{{Key: "from", Value: inner.Name()}, {Key: "localField", Value: "fk"}, {Key: "foreignField", Value: "_id"}, {Key: "as", Value: "j"}},
+			`totalDocsExamined: {"$numberLong":"2"}, totalKeysExamined: {"$numberLong":"2"}, collectionScans: {"$numberLong":"0"}, indexesUsed: ["_id_"], nReturned: {"$numberLong":"2"}`},
+		{"scan", bson.D{{Key: "from", Value: inner.Name()}, {Key: "localField", Value: "fk"}, {Key: "foreignField", Value: "none"}, {Key: "as", Value: "j"}},
+			`totalDocsExamined: {"$numberLong":"20"}, totalKeysExamined: {"$numberLong":"0"}, collectionScans: {"$numberLong":"2"}, indexesUsed: [], nReturned: {"$numberLong":"2"}`},
+		{"pipeline", bson.D{{Key: "from", Value: inner.Name()}, {Key: "let", Value: bson.D{{Key: "v", Value: "$fk"}}}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$match", Value: bson.D{{Key: "k", Value: bson.D{{Key: "$lt", Value: 2}}}}}},
+			bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: inner.Name()}, {Key: "localField", Value: "k"}, {Key: "foreignField", Value: "_id"}, {Key: "as", Value: "n"}}}},
+		}}, {Key: "as", Value: "j"}},
+			`totalDocsExamined: {"$numberLong":"8"}, totalKeysExamined: {"$numberLong":"8"}, collectionScans: {"$numberLong":"0"}, indexesUsed: ["_id_","k_1"], nReturned: {"$numberLong":"2"}`},
+		{"missing collection", bson.D{{Key: "from", Value: "lookupfig_none"}, {Key: "localField", Value: "fk"}, {Key: "foreignField", Value: "k"}, {Key: "as", Value: "j"}},
+			`totalDocsExamined: {"$numberLong":"0"}, totalKeysExamined: {"$numberLong":"0"}, collectionScans: {"$numberLong":"0"}, indexesUsed: [], nReturned: {"$numberLong":"2"}`},
+	} {
+		var reply bson.Raw
+		err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: outer.Name()}, {Key: "pipeline", Value: lookup(tc.spec)}, {Key: "cursor", Value: bson.D{}}}}, {Key: "verbosity", Value: "executionStats"}}).Decode(&reply)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		stage := reply.Lookup("stages", "1").Document()
+		elems, _ := stage.Elements()
+		var got []string
+		for _, e := range elems[1 : len(elems)-1] { // past the spec, before executionTimeMillisEstimate
+			got = append(got, e.Key()+": "+e.Value().String())
+		}
+		if s := strings.Join(got, ", "); s != tc.want {
+			t.Errorf("%s: got %s\nwant %s", tc.name, s, tc.want)
+		}
+		if last := elems[len(elems)-1].Key(); last != "executionTimeMillisEstimate" {
+			t.Errorf("%s: last field %s", tc.name, last)
+		}
+	}
+	var reply bson.Raw
+	err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: outer.Name()}, {Key: "pipeline", Value: lookup(bson.D{{Key: "from", Value: inner.Name()}, {Key: "localField", Value: "fk"}, {Key: "foreignField", Value: "k"}, {Key: "as", Value: "j"}})}, {Key: "cursor", Value: bson.D{}}}}, {Key: "verbosity", Value: "queryPlanner"}}).Decode(&reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elems, _ := reply.Lookup("stages", "1").Document().Elements(); len(elems) != 1 {
+		t.Errorf("queryPlanner $lookup: %v", reply.Lookup("stages", "1"))
+	}
+}
