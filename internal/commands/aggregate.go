@@ -391,15 +391,27 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet,
 		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow, DensifyMemoryLimit: maxDensifyBytes, GroupMemoryLimit: maxGroup, LookupMaxBytes: maxLookup, FacetMaxOutputBytes: maxFacet,
 		FacetBufferBytes: facetBuffer}}
+	// the namespace as aggregation_request_helper's parseNs reads it: a
+	// number must be 1 (no collection), anything else a collection name
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
 		if a.opts.Coll, err = collectionArg(c.raw, r.DB); err != nil {
 			return nil, err
 		}
-	case values.IsNumber(collv.Type) && values.Compare(collv, values.Int32Value(1)) == 0:
+	case values.IsNumber(collv.Type):
+		if values.Compare(collv, values.Int32Value(1)) != 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+		}
 	default:
-		return nil, mongoerr.New(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "collection name has invalid type: %s", values.TypeName(collv.Type))
+	}
+	// needsMerge, given at all (even false or null), comes from a mongos
+	// with fromMongos (aggregation_request_helper's validate)
+	if _, err := c.raw.LookupErr("needsMerge"); err == nil {
+		if _, err := c.raw.LookupErr("fromMongos"); err != nil {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify 'needsMerge' without 'fromMongos'")
+		}
 	}
 	var err error
 	if a.stages, err = c.docs("pipeline"); err != nil {

@@ -87,7 +87,9 @@ var argRows = []struct {
 	{"aggregate.explain", `{"aggregate": "c", "pipeline": [], "explain": true}`, 0},
 	{"aggregate.bypassDocumentValidation", `{"aggregate": "c", "pipeline": [], "cursor": {}, "bypassDocumentValidation": true}`, 0},
 	{"aggregate.fromMongos", `{"aggregate": "c", "pipeline": [], "cursor": {}, "fromMongos": false}`, 0},
-	{"aggregate.needsMerge", `{"aggregate": "c", "pipeline": [], "cursor": {}, "needsMerge": false}`, 0},
+	{"aggregate.needsMerge", `{"aggregate": "c", "pipeline": [], "cursor": {}, "fromMongos": false, "needsMerge": false}`, 0},
+	{"aggregate.needsMerge", `{"aggregate": "c", "pipeline": [], "cursor": {}, "needsMerge": false}`, 9},
+	{"aggregate.needsMerge", `{"aggregate": "c", "pipeline": [], "cursor": {}, "needsMerge": null}`, 9},
 	{"aggregate.$_generateV2ResumeTokens", `{"aggregate": "c", "pipeline": [], "cursor": {}, "$_generateV2ResumeTokens": false}`, 0},
 	{"aggregate.isMapReduceCommand", `{"aggregate": "c", "pipeline": [], "cursor": {}, "isMapReduceCommand": false}`, 0},
 

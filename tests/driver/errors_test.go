@@ -42,6 +42,11 @@ func TestCommandErrors(t *testing.T) {
 		// an unknown one; Folio has no exchange producers
 		{"aggregate exchange", testDB, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "exchange", Value: bson.D{{Key: "policy", Value: "broadcast"}, {Key: "consumers", Value: int32(10)}}}}, 238, "NotImplemented"},
 		{"aggregate exchange wrong type", testDB, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "exchange", Value: 1}}, 14, "TypeMismatch"},
+		// the namespace and the mongos-only fields as
+		// aggregation_request_helper reads them (parseNs, validate)
+		{"aggregate of a bool", testDB, bson.D{{Key: "aggregate", Value: true}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}, 14, "TypeMismatch"},
+		{"aggregate of 2", testDB, bson.D{{Key: "aggregate", Value: 2}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}, 9, "FailedToParse"},
+		{"aggregate needsMerge without fromMongos", testDB, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "needsMerge", Value: false}}, 9, "FailedToParse"},
 		{"find unknown field", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "noSuchOption", Value: 1}}, 40415, "Location40415"},
 		{"find empty collection name", testDB, bson.D{{Key: "find", Value: ""}}, 73, "InvalidNamespace"},
 		{"insert empty collection name", testDB, bson.D{{Key: "insert", Value: ""}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
