@@ -325,6 +325,41 @@ func (s *lookupStage) run(in Source, rt *runtime) Source {
 	}}
 }
 
+// shown is the stage's spec as explain shows it, as MongoDB's
+// DocumentSourceLookUp serializes it there: from and as, then localField
+// and foreignField, then let ({} when not given) and pipeline when it has
+// one, then the $unwind of as it absorbed as unwinding
+// ({preserveNullAndEmptyArrays, includeArrayIndex when given}); the
+// values as written.
+func (s *lookupStage) shown(spec bson.Raw) bson.D {
+	out := bson.D{}
+	add := func(key string) bool {
+		v, err := spec.LookupErr(key)
+		if err == nil {
+			out = append(out, bson.E{Key: key, Value: v})
+		}
+		return err == nil
+	}
+	add("from")
+	add("as")
+	add("localField")
+	add("foreignField")
+	if _, err := spec.LookupErr("pipeline"); err == nil {
+		if !add("let") {
+			out = append(out, bson.E{Key: "let", Value: bson.D{}})
+		}
+		add("pipeline")
+	}
+	if s.unwind != nil {
+		unwinding := bson.D{{Key: "preserveNullAndEmptyArrays", Value: s.unwind.preserve}}
+		if s.unwind.index != nil {
+			unwinding = append(unwinding, bson.E{Key: "includeArrayIndex", Value: strings.Join(s.unwind.index, ".")})
+		}
+		out = append(out, bson.E{Key: "unwinding", Value: unwinding})
+	}
+	return out
+}
+
 // runCounted is run for explain at executionStats: the stage's reads of
 // the foreign collection, its sub-pipeline's included, add their work to
 // figures that explain lists after the stage's spec (StageStats.Own).

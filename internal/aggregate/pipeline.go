@@ -740,6 +740,10 @@ func (p *Pipeline) ExplainStages() []bson.D {
 			out[i] = bson.D{{Key: el.Key(), Value: e.explainSpec()}}
 		} else if m, ok := p.stages[i].(*matchStage); ok {
 			out[i] = bson.D{{Key: el.Key(), Value: m.shown(el.Value().Document())}}
+		} else if l, ok := p.stages[i].(*lookupStage); ok {
+			out[i] = bson.D{{Key: el.Key(), Value: l.shown(el.Value().Document())}}
+		} else if _, ok := p.stages[i].(absorbedStage); ok {
+			out[i] = nil // shown inside the stage that absorbed it
 		} else {
 			out[i] = bson.D{{Key: el.Key(), Value: el.Value()}}
 		}

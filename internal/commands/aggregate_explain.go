@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/aggregate"
@@ -92,6 +94,9 @@ func explainAggregate(s *Service, r *Request, a *aggregateArgs, v engine.Verbosi
 			stats = stats[1:] // no $cursor stage
 		}
 		for i, st := range stats {
+			if stages[i] == nil {
+				continue // a stage absorbed by the one before it
+			}
 			if !(distinct && i == first) {
 				// a stage's own figures (a $group's memory and spills);
 				// the $groupByDistinctScan a $group became has none
@@ -113,6 +118,8 @@ func explainAggregate(s *Service, r *Request, a *aggregateArgs, v engine.Verbosi
 			stages[first+i][0].Value = union
 		}
 	}
+	// a stage another absorbed ($lookup's $unwind) is shown inside it
+	stages = slices.DeleteFunc(stages, func(d bson.D) bool { return d == nil })
 	return bson.D{{Key: "explainVersion", Value: "1"}, {Key: "stages", Value: stages}}, nil
 }
 

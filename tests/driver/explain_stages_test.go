@@ -639,4 +639,35 @@ func TestExplainLookupFigures(t *testing.T) {
 	if elems, _ := reply.Lookup("stages", "1").Document().Elements(); len(elems) != 1 {
 		t.Errorf("queryPlanner $lookup: %v", reply.Lookup("stages", "1"))
 	}
+	// The spec as DocumentSourceLookUp serializes it (from, as,
+	// localField, foreignField, let, pipeline), and the $unwind of as it
+	// absorbed shown inside it as unwinding, not as a stage of its own.
+	for _, tc := range []struct {
+		pipeline mongo.Pipeline
+		want     string
+	}{
+		{mongo.Pipeline{
+			{{Key: "$lookup", Value: bson.D{{Key: "localField", Value: "fk"}, {Key: "as", Value: "j"}, {Key: "foreignField", Value: "k"}, {Key: "from", Value: inner.Name()}}}},
+			{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$j"}, {Key: "includeArrayIndex", Value: "i"}}}},
+			{{Key: "$limit", Value: 5}},
+		}, `[{"$lookup": {"from": "lookupfig_inner","as": "j","localField": "fk","foreignField": "k","unwinding": {"preserveNullAndEmptyArrays": false,"includeArrayIndex": "i"}}},{"$limit": {"$numberLong":"5"}}]`},
+		{mongo.Pipeline{
+			{{Key: "$lookup", Value: bson.D{{Key: "pipeline", Value: bson.A{}}, {Key: "as", Value: "j"}, {Key: "from", Value: inner.Name()}}}},
+			{{Key: "$unwind", Value: "$other"}},
+		}, `[{"$lookup": {"from": "lookupfig_inner","as": "j","let": {},"pipeline": []}},{"$unwind": {"path": "$other"}}]`},
+	} {
+		var reply bson.Raw
+		err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: outer.Name()}, {Key: "pipeline", Value: tc.pipeline}, {Key: "cursor", Value: bson.D{}}}}, {Key: "verbosity", Value: "queryPlanner"}}).Decode(&reply)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stages, _ := reply.Lookup("stages").Array().Values()
+		var got []string
+		for _, st := range stages[1:] {
+			got = append(got, st.String())
+		}
+		if s := "[" + strings.Join(got, ",") + "]"; s != tc.want {
+			t.Errorf("got %s\nwant %s", s, tc.want)
+		}
+	}
 }
