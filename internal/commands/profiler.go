@@ -16,7 +16,8 @@ import (
 // The profiler and the slow-operation log (settings in profile.go). Both
 // describe an operation with the same record: what it was (op, ns,
 // command), the work of its scans (keysExamined, docsExamined,
-// planSummary), what it returned or wrote, how long it took and for whom.
+// planSummary, and the first query's queryHash and planCacheKey), what it
+// returned or wrote, how long it took and for whom.
 // The profiler stores it in the database's system.profile in MongoDB's
 // entry shape (locks, numYield and execStats elided); the log writes it as
 // MongoDB's "Slow query" line.
@@ -141,6 +142,7 @@ func (rec *opRecord) entry(now time.Time) bson.Raw {
 		}
 		d = append(d, bson.E{Key: "nreturned", Value: rec.out.nreturned})
 	}
+	d = append(d, rec.hashFields()...)
 	d = append(d, rec.errorFields()...)
 	if rec.reslen >= 0 {
 		d = append(d, bson.E{Key: "responseLength", Value: int64(rec.reslen)}, bson.E{Key: "protocol", Value: "op_msg"})
@@ -188,6 +190,21 @@ func (rec *opRecord) planFields() []bson.E {
 	}
 	if st.ReplanReason != "" {
 		f = append(f, bson.E{Key: "replanned", Value: true}, bson.E{Key: "replanReason", Value: st.ReplanReason})
+	}
+	return f
+}
+
+// hashFields are the queryHash and planCacheKey of the operation's first
+// query, those it has, as MongoDB's OpDebug shows them after nreturned
+// (engine.OpStats.QueryHashes); computed here, only for a record written.
+func (rec *opRecord) hashFields() []bson.E {
+	qh, key := rec.stats.QueryHashes()
+	var f []bson.E
+	if qh != "" {
+		f = append(f, bson.E{Key: "queryHash", Value: qh})
+	}
+	if key != "" {
+		f = append(f, bson.E{Key: "planCacheKey", Value: key})
 	}
 	return f
 }
@@ -273,6 +290,9 @@ func (rec *opRecord) logAttrs(limit int) []any {
 		for _, f := range rec.writeFields() {
 			a = append(a, f.Key, f.Value)
 		}
+	}
+	for _, f := range rec.hashFields() {
+		a = append(a, f.Key, f.Value)
 	}
 	if rec.reslen >= 0 {
 		a = append(a, "reslen", rec.reslen)

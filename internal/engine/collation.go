@@ -7,7 +7,9 @@ import (
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/update"
 )
 
 // collatorBox holds a collection's parsed default collation (nil: simple).
@@ -100,6 +102,23 @@ func (e *Engine) writeFilter(txn *Txn, db, coll string, filter bson.Raw, wo Writ
 		return nil, mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in the query predicate for an upsert")
 	}
 	return f, err
+}
+
+// idHackWrite reports whether MongoDB runs a write by filter f on c
+// through its IDHACK fast path without canonicalizing the query
+// (getExecutorUpdate, getExecutorDelete; ParsedUpdate::parseQuery): f is
+// on one simple _id, under c's default collation, with no hint, no fields
+// returned and no positional update, and c has an _id index (is not
+// clustered). Such a write has no queryHash.
+func idHackWrite(c *Collection, f *query.Filter, hint bson.RawValue, fields bson.Raw, positional bool) bool {
+	return !positional && len(fields) <= 5 && !hinted(hint) && !c.Clustered() && planner.SimpleIDQuery(f.Doc()) &&
+		collation.Equal(f.Collator(), c.DefaultCollator())
+}
+
+// positional reports whether upd writes through the positional $.
+func positional(upd updater) bool {
+	u, ok := upd.(*update.Update)
+	return ok && u.Positional()
 }
 
 // writeQuery is the query of a write whose filter f writeFilter compiled

@@ -19,6 +19,11 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 	if c == nil {
 		return 0, nil // a hint is not checked against a missing collection
 	}
+	if matchesAll(q.filter) && !hinted(o.Hint) {
+		// MongoDB reads the record store's count, planning no query
+		// (getExecutorCount)
+		opStatsIn(o.Ctx).noteUnplanned()
+	}
 	p, _, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {
 		return 0, err

@@ -21,6 +21,9 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 		return 0, err
 	}
 	defer c.mu.RUnlock()
+	if idHackWrite(c, f, hint, nil, false) {
+		opStatsIn(wo.Ctx).noteUnplanned()
+	}
 	var n int64
 	err = e.forEachMatch(wo.Ctx, c, writeQuery(f, wo), hint, txn, func(key []byte, examined *OpStats) (bool, error) {
 		removed, _, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, examined, func(bson.Raw, int) (bson.Raw, change, error) {

@@ -267,12 +267,28 @@ func errSortKeyCollation() error {
 // by the plan cache or a trial run when several qualify (see choosePlan),
 // and returns it with the trial that chose it over the other candidates
 // (nil when none competed).
+//
+// The operation's first query is recorded (OpStats.noteQuery) once it
+// passes the checks of MongoDB's canonical query, which come before
+// planning; an IDHACK leaves it without a planCacheKey, as MongoDB takes
+// one before it looks at the plan cache.
 func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*planner.Plan, *trialResult, error) {
 	q.strict = apiStrictIn(ctx)
 	ts, err := checkTextQuery(q, hint)
 	if err != nil {
 		return nil, nil, err
 	}
+	st := opStatsIn(ctx)
+	first := st.noteQuery(c, q, hint)
+	p, trial, err := e.planChecked(ctx, c, q, ts, hint, txn, limit)
+	if first && p != nil && p.IDHack() && !c.Clustered() {
+		st.queryCached = false
+	}
+	return p, trial, err
+}
+
+// planChecked is planFind past the checks of the query, ts its $text.
+func (e *Engine) planChecked(ctx context.Context, c *Collection, q compiledFind, ts *query.TextSearch, hint bson.RawValue, txn *Txn, limit int64) (*planner.Plan, *trialResult, error) {
 	h, err := resolveHint(c, hint, q.strict)
 	if err != nil {
 		return nil, nil, err
@@ -350,7 +366,7 @@ func checkTextQuery(q compiledFind, hint bson.RawValue) (*query.TextSearch, erro
 	if q.sort != nil && q.sort.Natural() != 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "text expression not allowed with $natural sort order")
 	}
-	if hint.Type == bson.TypeString || hint.Type == bson.TypeEmbeddedDocument && len(hint.Value) > 5 {
+	if hinted(hint) {
 		return nil, mongoerr.New(mongoerr.BadValue, "text and hint not allowed in same query")
 	}
 	return ts, nil

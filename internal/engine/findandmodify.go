@@ -77,6 +77,9 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 		return FindAndModifyResult{}, err
 	}
 	defer c.mu.RUnlock()
+	if idHackWrite(c, f, s.Hint, s.Fields, positional(upd)) {
+		opStatsIn(s.Ctx).noteUnplanned()
+	}
 	var res FindAndModifyResult
 	for attempt := 1; ; attempt++ {
 		res, err = e.claimFirst(c, s, f, upd, proj)

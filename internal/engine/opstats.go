@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -46,6 +47,20 @@ type OpStats struct {
 	plan      *planner.Plan
 	clustered bool
 	count     bool
+	// The operation's first query, as MongoDB's OpDebug records it
+	// (get_executor.cpp, PrepareExecutionHelper::prepare; the first only,
+	// an outer pipeline's over its inner queries'): a queryHash for any
+	// query on an existing collection, a planCacheKey (queryCached) when
+	// the plan cache takes the query (PlanCache::shouldCacheQuery) and no
+	// IDHACK serves it. Its parts are kept, not its hashes, which are
+	// computed only for a record that shows them (QueryHashes).
+	// queryNoted is set once the first query is known: one planned, or
+	// one MongoDB serves without a canonical query (queryColl nil: no
+	// hashes).
+	queryNoted, queryStrict, queryCached bool
+	queryColl                            *Collection
+	queryFilter                          *query.Filter
+	querySort, queryProj                 bson.Raw
 	// live, when set, is shown the first plan as the operation starts
 	// it (Publish).
 	live *LivePlan
@@ -224,7 +239,7 @@ func (s *OpStats) FirstPlanReads() (indexes []string, collectionScan bool) {
 	return s.plan.IndexesUsed(s.clustered), s.plan.CollectionScan(s.clustered)
 }
 
-// Add adds o's counts to s, and o's plan when s ran none.
+// Add adds o's counts to s, and o's plan and first query when s has none.
 func (s *OpStats) Add(o OpStats) {
 	s.KeysExamined += o.KeysExamined
 	s.DocsExamined += o.DocsExamined
@@ -232,6 +247,10 @@ func (s *OpStats) Add(o OpStats) {
 	s.KeysDeleted += o.KeysDeleted
 	s.Inserted, s.Deleted = s.Inserted || o.Inserted, s.Deleted || o.Deleted
 	s.OpTime = max(s.OpTime, o.OpTime)
+	if !s.queryNoted {
+		s.queryNoted, s.queryStrict, s.queryCached = o.queryNoted, o.queryStrict, o.queryCached
+		s.queryColl, s.queryFilter, s.querySort, s.queryProj = o.queryColl, o.queryFilter, o.querySort, o.queryProj
+	}
 	if s.plan == nil {
 		s.plan, s.clustered, s.count = o.plan, o.clustered, o.count
 		s.MultiPlanned, s.FromPlanCache, s.SortStage, s.ReplanReason = o.MultiPlanned, o.FromPlanCache, o.SortStage, o.ReplanReason
@@ -247,4 +266,60 @@ func (s *OpStats) Since(before OpStats) OpStats {
 	d.KeysInserted -= before.KeysInserted
 	d.KeysDeleted -= before.KeysDeleted
 	return d
+}
+
+// noteQuery records q, planned on c with hint, as s's first query unless
+// s has one (or is nil, or q is an explain's: Folio's explain reports its
+// plan in its output, not in its operation's record); it reports whether
+// it did.
+func (s *OpStats) noteQuery(c *Collection, q compiledFind, hint bson.RawValue) bool {
+	if s == nil || s.queryNoted || q.explain {
+		return false
+	}
+	s.queryNoted, s.queryStrict, s.queryCached = true, q.strict, cacheable(q, hint)
+	s.queryColl, s.queryFilter, s.querySort, s.queryProj = c, q.filter, q.sortDoc, q.projDoc
+	return true
+}
+
+// noteUnplanned records that the operation's first query is one MongoDB
+// serves without preparing a canonical query (an IDHACK write by _id, a
+// count read from the record store's count), which has no hashes.
+func (s *OpStats) noteUnplanned() {
+	if s != nil && !s.queryNoted {
+		s.queryNoted = true
+	}
+}
+
+// cacheable is MongoDB's PlanCache::shouldCacheQuery for q and hint: not
+// an unsorted query on every document, nor one with a hint, min or max.
+// (An explain's, or a tailable cursor's, is not cached either; neither
+// reaches noteQuery.)
+func cacheable(q compiledFind, hint bson.RawValue) bool {
+	return !(matchesAll(q.filter) && len(q.sortDoc) <= 5) && !hinted(hint) && len(q.min) <= 5 && len(q.max) <= 5
+}
+
+// matchesAll reports whether f has no condition (an empty $and).
+func matchesAll(f *query.Filter) bool {
+	r := f.Root()
+	return r.Kind == query.KindAnd && len(r.Children) == 0
+}
+
+// hinted reports whether a command's hint names an index or a document
+// that is not empty, as MongoDB's planner reads one.
+func hinted(hint bson.RawValue) bool {
+	return hint.Type == bson.TypeString || hint.Type == bson.TypeEmbeddedDocument && len(hint.Value) > 5
+}
+
+// QueryHashes are the queryHash and planCacheKey of the operation's first
+// query as the profiler and the slow-operation log show them, the values
+// its explain shows (identify); "" for each it has none of.
+func (s *OpStats) QueryHashes() (queryHash, planCacheKey string) {
+	if s.queryColl == nil {
+		return "", ""
+	}
+	id := identify(s.queryColl, compiledFind{filter: s.queryFilter, sortDoc: s.querySort, projDoc: s.queryProj, strict: s.queryStrict})
+	if !s.queryCached {
+		return id.queryHash, ""
+	}
+	return id.queryHash, id.cacheKey
 }

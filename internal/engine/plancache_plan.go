@@ -20,14 +20,15 @@ type cacheIdentity struct {
 	cmdShape            string
 }
 
-// identify computes q's shape and plan cache key on c (nil: a missing
-// collection, whose queries may use no index).
+// identify computes q's shape and plan cache key on c. A query on a
+// missing collection (c nil) has none: MongoDB's explain computes them
+// only for an existing collection (generatePlannerInfo).
 func identify(c *Collection, q compiledFind) cacheIdentity {
-	shape, cmdShape := q.shapes()
-	key := shape + "@"
-	if c != nil {
-		key = planKey(c, shape, q.strict, planner.Usable(q.filter), planner.CollationFits(q.filter))
+	if c == nil {
+		return cacheIdentity{}
 	}
+	shape, cmdShape := q.shapes()
+	key := planKey(c, shape, q.strict, planner.Usable(q.filter), planner.CollationFits(q.filter))
 	return cacheIdentity{shape: shape, key: key, queryHash: shapeHash(shape), cacheKey: shapeHash(key), cmdShape: cmdShape}
 }
 

@@ -73,6 +73,9 @@ func (e *Engine) update(db, coll string, u UpdateSpec, user bool) (UpdateResult,
 		return UpdateResult{}, err
 	}
 	defer c.mu.RUnlock()
+	if idHackWrite(c, f, u.Hint, nil, positional(upd)) {
+		opStatsIn(u.Ctx).noteUnplanned()
+	}
 	var res UpdateResult
 	for attempt := 1; ; attempt++ {
 		res, err = e.updateMatching(c, u, f, upd)

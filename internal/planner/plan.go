@@ -174,6 +174,10 @@ func (p *Plan) IDPoint() bool {
 	return p.Index == nil && !p.Natural && p.PointFields == 1 && len(p.Intervals) == 1
 }
 
+// IDHack reports whether the plan is MongoDB's IDHACK (see idHack), which
+// MongoDB chooses before it consults the plan cache.
+func (p *Plan) IDHack() bool { return p.idHack }
+
 // UniquePoint reports whether the plan reads at most one entry of a
 // unique index keyed by its values, every field pinned to one value: the
 // entry's key is the interval's start.
@@ -330,7 +334,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 		return []*Plan{build(q.Hint, leaves, q.sortFor(q.Hint))}
 	}
 	if idPlan.IDPoint() {
-		idPlan.idHack = !q.NoIDHack && simpleIDQuery(q.Filter.Doc())
+		idPlan.idHack = !q.NoIDHack && SimpleIDQuery(q.Filter.Doc())
 		return []*Plan{idPlan}
 	}
 	all := cat.Indexes()
@@ -846,14 +850,14 @@ func leavesCollator(leaves []*query.Node) *collation.Collator {
 	return nil
 }
 
-// simpleIDQuery is MongoDB's CanonicalQuery::isSimpleIdQuery, the filters
+// SimpleIDQuery is MongoDB's CanonicalQuery::isSimpleIdQuery, the filters
 // an IDHACK answers: a field named _id alone, whose value gives exact
 // index bounds (Indexability::isExactBoundsGenerating) or is a document
 // that is not an operator expression ({_id: {$eq: 1}} is not one).
 // MongoDB lets several _id fields through, and its IDHACK reads the
 // document the first names; here a filter naming _id twice is planned as
 // any other, so that the second condition is applied too.
-func simpleIDQuery(filter bson.Raw) bool {
+func SimpleIDQuery(filter bson.Raw) bool {
 	n := 0
 	for it := rawdoc.Iterate(filter); ; n++ {
 		k, v, ok := it.Next()

@@ -1,6 +1,7 @@
 package update
 
 import (
+	"slices"
 	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -92,6 +93,7 @@ func (u *Update) compileField(path string, v bson.RawValue, parse parseFunc, opt
 	if err != nil {
 		return err
 	}
+	u.positional = u.positional || slices.ContainsFunc(parts, isPositional)
 	op, err := parse(path, v, opts)
 	if err != nil {
 		return err

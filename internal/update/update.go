@@ -53,6 +53,9 @@ type Update struct {
 	set         setField // the one field set (named), instead of root, when the update is only that
 	filters     map[string]Matcher
 	clock       clock.Source // Options.Clock
+	// positional is set when a path has the positional $, which needs the
+	// position of the array element the query matched.
+	positional bool
 }
 
 // Compile parses an update document. A document whose first field starts
@@ -75,6 +78,11 @@ func Compile(spec bson.Raw, opts Options) (*Update, error) {
 	}
 	return compileOperators(spec, filters, &opts)
 }
+
+// Positional reports whether u writes through the positional $ operator:
+// MongoDB's UpdateDriver then needs the query's match details, so it
+// canonicalizes even a query on one _id (ParsedUpdate::parseQuery).
+func (u *Update) Positional() bool { return u.positional }
 
 // IsReplacement reports whether u replaces whole documents.
 func (u *Update) IsReplacement() bool { return u.replacement != nil }

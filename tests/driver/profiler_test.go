@@ -929,3 +929,166 @@ func TestProfilerUncappedProfileCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestProfilerQueryHashes: an entry shows the queryHash and planCacheKey
+// of its operation's first query, after nreturned, the values explain
+// shows, as MongoDB's OpDebug records them (get_executor.cpp,
+// PrepareExecutionHelper::prepare; profile_query_hash.js): a queryHash for
+// any query planned on an existing collection, a failed one included; a
+// planCacheKey only when the plan cache takes the query (not one on every
+// document unsorted, nor hinted) and no IDHACK serves it. A getMore shows
+// its cursor's (profile_getmore.js). None for a missing collection, a
+// count of every document (the record store's count) or a write by _id,
+// which MongoDB serves without a canonical query; an update writing
+// through the positional $ has one.
+func TestProfilerQueryHashes(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("profhash")
+	c := db.Collection("c")
+	docs := []any{}
+	for i := range 5 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i}, {Key: "arr", Value: bson.A{1, 2}}})
+	}
+	if _, err := c.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []bson.D{{{Key: "a", Value: 1}}, {{Key: "a", Value: 1}, {Key: "b", Value: 1}}} {
+		if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	run := func(cmd bson.D) {
+		t.Helper()
+		if err := db.RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	explained := func(cmd bson.D) (queryHash, planCacheKey string) {
+		t.Helper()
+		ex, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "queryPlanner"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		qp := ex.Lookup("queryPlanner")
+		qh, _ := qp.Document().Lookup("queryHash").StringValueOK()
+		key, _ := qp.Document().Lookup("planCacheKey").StringValueOK()
+		return qh, key
+	}
+	update := func(comment string, stmt bson.D) bson.D {
+		return bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{stmt}}, {Key: "comment", Value: comment}}
+	}
+	findA := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 1}}}}}, {Key: "sort", Value: bson.D{{Key: "a", Value: -1}}}, {Key: "batchSize", Value: 2}}
+	find, err := db.RunCommand(ctx, append(findA, bson.E{Key: "comment", Value: "paged"})).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(bson.D{{Key: "getMore", Value: find.Lookup("cursor", "id").Int64()}, {Key: "collection", Value: "c"}})
+	run(bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: 3}}}, {Key: "comment", Value: "byID"}})
+	run(bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{}}, {Key: "comment", Value: "all"}})
+	run(bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{}}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "comment", Value: "allSorted"}})
+	run(bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "hint", Value: "a_1"}, {Key: "comment", Value: "hinted"}})
+	err = db.RunCommand(ctx, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "hint", Value: "nope"}, {Key: "comment", Value: "badHint"}}).Err()
+	requireCode(t, err, 2, "BadValue")
+	run(bson.D{{Key: "find", Value: "missing"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "comment", Value: "missing"}})
+	run(bson.D{{Key: "count", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "comment", Value: "countAll"}})
+	run(bson.D{{Key: "count", Value: "c"}, {Key: "query", Value: bson.D{{Key: "a", Value: 2}}}, {Key: "comment", Value: "countA"}})
+	run(update("updateByID", bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}}))
+	run(update("updateArr", bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}, {Key: "arr", Value: 2}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "arr.$", Value: 7}}}}}}))
+	// with no array in its query to match, the positional $ fails
+	err = db.RunCommand(ctx, update("updateByIDPositional", bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 2}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "arr.$", Value: 7}}}}}})).Err()
+	requireCode(t, err, 2, "BadValue")
+	updateA := bson.D{{Key: "q", Value: bson.D{{Key: "a", Value: 2}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 2}}}}}}
+	run(update("updateA", updateA))
+	run(bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 4}}}, {Key: "limit", Value: 1}}}}, {Key: "comment", Value: "deleteByID"}})
+
+	// a statement's entry is named by its command's comment, in order
+	statements := map[string][]string{"update": {"updateByID", "updateArr", "updateByIDPositional", "updateA"}, "remove": {"deleteByID"}}
+	entries := map[string][]bson.Raw{}
+	for _, e := range profileEntries(t, db) {
+		op := e.Lookup("op").StringValue()
+		comment, ok := e.Lookup("command", "comment").StringValueOK()
+		switch {
+		case len(statements[op]) > 0:
+			comment, statements[op] = statements[op][0], statements[op][1:]
+		case !ok:
+			comment, _ = e.Lookup("originatingCommand", "comment").StringValueOK()
+			comment += "/" + op
+		}
+		entries[comment] = append(entries[comment], e)
+	}
+	hashes := func(comment string) (queryHash, planCacheKey string) {
+		t.Helper()
+		if len(entries[comment]) == 0 {
+			t.Fatalf("no entry for %q in %v", comment, entries)
+		}
+		e := entries[comment][len(entries[comment])-1]
+		qh, _ := e.Lookup("queryHash").StringValueOK()
+		key, _ := e.Lookup("planCacheKey").StringValueOK()
+		return qh, key
+	}
+	hex := regexp.MustCompile(`^[0-9A-F]{8}$`)
+	for _, tc := range []struct {
+		comment   string
+		wantHash  bool
+		wantKey   bool
+		explainOf bson.D // the command whose explain shows the same values
+	}{
+		{"paged", true, true, findA},
+		{"paged/getmore", true, true, findA},
+		{"byID", true, false, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: 3}}}}},
+		{"all", true, false, nil},
+		{"allSorted", true, true, nil},
+		{"hinted", true, false, nil},
+		{"badHint", true, false, nil},
+		{"missing", false, false, nil},
+		{"countAll", false, false, nil},
+		{"countA", true, true, nil},
+		{"updateByID", false, false, nil},
+		{"updateArr", true, true, nil},
+		{"updateByIDPositional", true, false, nil},
+		{"updateA", true, true, update("", updateA)[:2]},
+		{"deleteByID", false, false, nil},
+	} {
+		qh, key := hashes(tc.comment)
+		if (qh != "") != tc.wantHash || (key != "") != tc.wantKey {
+			t.Errorf("%s: queryHash %q, planCacheKey %q; want them shown: %v, %v", tc.comment, qh, key, tc.wantHash, tc.wantKey)
+			continue
+		}
+		for _, h := range []string{qh, key} {
+			if h != "" && !hex.MatchString(h) {
+				t.Errorf("%s: hash %q is not 8 upper-case hex digits", tc.comment, h)
+			}
+		}
+		if tc.explainOf != nil {
+			eqh, ekey := explained(tc.explainOf)
+			if eqh != qh || tc.wantKey && ekey != key {
+				t.Errorf("%s: queryHash %q, planCacheKey %q; explain shows %q, %q", tc.comment, qh, key, eqh, ekey)
+			}
+		}
+	}
+	// after nreturned, before an error's ok
+	order := func(e bson.Raw) []string {
+		elems, _ := e.Elements()
+		var keys []string
+		for _, el := range elems {
+			keys = append(keys, el.Key())
+		}
+		return keys
+	}
+	paged := order(entries["paged"][0])
+	if i := slices.Index(paged, "queryHash"); i < 1 || paged[i-1] != "nreturned" || paged[i+1] != "planCacheKey" || paged[i+2] != "responseLength" {
+		t.Errorf("find entry's fields %v", paged)
+	}
+	bad := order(entries["badHint"][0])
+	if i := slices.Index(bad, "queryHash"); i < 0 || bad[i+1] != "ok" {
+		t.Errorf("failed find entry's fields %v", bad)
+	}
+	// An explain on a missing collection shows neither (generatePlannerInfo).
+	if qh, key := explained(bson.D{{Key: "find", Value: "missing"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}}); qh != "" || key != "" {
+		t.Errorf("explain on a missing collection shows queryHash %q, planCacheKey %q", qh, key)
+	}
+}
