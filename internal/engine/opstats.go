@@ -292,8 +292,8 @@ func (s *OpStats) noteUnplanned() {
 
 // cacheable is MongoDB's PlanCache::shouldCacheQuery for q and hint: not
 // an unsorted query on every document, nor one with a hint, min or max.
-// (An explain's, or a tailable cursor's, is not cached either; neither
-// reaches noteQuery.)
+// (An explain's, or a tailable cursor's, is not cached either: noteQuery
+// records no explain, Tail clears the flag.)
 func cacheable(q compiledFind, hint bson.RawValue) bool {
 	return !(matchesAll(q.filter) && len(q.sortDoc) <= 5) && !hinted(hint) && len(q.min) <= 5 && len(q.max) <= 5
 }

@@ -18,11 +18,14 @@ import (
 // record store's count, getExecutorCount) or a write by _id served by the
 // IDHACK fast path without a canonical query (getExecutorUpdate,
 // getExecutorDelete), unless a hint, returned fields or the positional $
-// make MongoDB canonicalize it. The first query of the operation is the
-// one shown.
+// make MongoDB canonicalize it. A tailable query has no planCacheKey. The
+// first query of the operation is the one shown.
 func TestOpStatsQueryHashes(t *testing.T) {
 	e := planCacheFixture(t)
 	if err := e.CreateCollection("test", "cl", CollectionOptions{ClusteredIndex: ext(t, `{"v": 2, "key": {"_id": 1}, "name": "_id_", "unique": true}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CreateCollection("test", "capped", CollectionOptions{Capped: true, Size: 1 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	hint := func(name string) bson.RawValue {
@@ -68,6 +71,14 @@ func TestOpStatsQueryHashes(t *testing.T) {
 		}, hash: true},
 		{name: "find, missing collection", run: func(ctx context.Context) error {
 			return runToEnd(e.Find("test", "none", FindOptions{Filter: filter(`{"a": 1}`), Ctx: ctx}))
+		}},
+		{name: "tailable", run: func(ctx context.Context) error {
+			_, err := e.Tail("test", "capped", FindOptions{Filter: filter(`{"a": 1}`), Ctx: ctx})
+			return err
+		}, hash: true, explain: &FindOptions{Filter: filter(`{"a": 2}`)}, explainColl: "capped"},
+		{name: "tailable, not capped", run: func(ctx context.Context) error {
+			e.Tail("test", "pc", FindOptions{Filter: filter(`{"a": 1}`), Ctx: ctx})
+			return nil // refused before MongoDB takes the query's hash
 		}},
 		{name: "count all", run: func(ctx context.Context) error { _, err := e.Count("test", "pc", FindOptions{Ctx: ctx}); return err }},
 		{name: "count all hinted", run: func(ctx context.Context) error {

@@ -75,6 +75,12 @@ func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	if c == nil || c.capped == nil {
 		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: tailable cursor requested on non capped collection")
 	}
+	// A tailable query has a queryHash, but no planCacheKey: the plan
+	// cache takes none (PlanCache::shouldCacheQuery).
+	q.strict = apiStrictIn(o.Ctx)
+	if st := opStatsIn(o.Ctx); st.noteQuery(c, q, o.Hint) {
+		st.queryCached = false
+	}
 	left := o.Limit
 	if left <= 0 {
 		left = -1

@@ -936,11 +936,11 @@ func TestProfilerUncappedProfileCollection(t *testing.T) {
 // PrepareExecutionHelper::prepare; profile_query_hash.js): a queryHash for
 // any query planned on an existing collection, a failed one included; a
 // planCacheKey only when the plan cache takes the query (not one on every
-// document unsorted, nor hinted) and no IDHACK serves it. A getMore shows
-// its cursor's (profile_getmore.js). None for a missing collection, a
-// count of every document (the record store's count) or a write by _id,
-// which MongoDB serves without a canonical query; an update writing
-// through the positional $ has one.
+// document unsorted, nor hinted, nor tailable) and no IDHACK serves it. A
+// getMore shows its cursor's (profile_getmore.js). None for a missing
+// collection, a count of every document (the record store's count) or a
+// write by _id, which MongoDB serves without a canonical query; an update
+// writing through the positional $ has one.
 func TestProfilerQueryHashes(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -957,6 +957,9 @@ func TestProfilerQueryHashes(t *testing.T) {
 		if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: k}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := db.CreateCollection(ctx, "capped", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<20)); err != nil {
+		t.Fatal(err)
 	}
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
 		t.Fatal(err)
@@ -993,6 +996,7 @@ func TestProfilerQueryHashes(t *testing.T) {
 	run(bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "hint", Value: "a_1"}, {Key: "comment", Value: "hinted"}})
 	err = db.RunCommand(ctx, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "hint", Value: "nope"}, {Key: "comment", Value: "badHint"}}).Err()
 	requireCode(t, err, 2, "BadValue")
+	run(bson.D{{Key: "find", Value: "capped"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "tailable", Value: true}, {Key: "comment", Value: "tailable"}})
 	run(bson.D{{Key: "find", Value: "missing"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "comment", Value: "missing"}})
 	run(bson.D{{Key: "count", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "comment", Value: "countAll"}})
 	run(bson.D{{Key: "count", Value: "c"}, {Key: "query", Value: bson.D{{Key: "a", Value: 2}}}, {Key: "comment", Value: "countA"}})
@@ -1044,6 +1048,7 @@ func TestProfilerQueryHashes(t *testing.T) {
 		{"allSorted", true, true, nil},
 		{"hinted", true, false, nil},
 		{"badHint", true, false, nil},
+		{"tailable", true, false, nil},
 		{"missing", false, false, nil},
 		{"countAll", false, false, nil},
 		{"countA", true, true, nil},
