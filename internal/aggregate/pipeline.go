@@ -538,6 +538,12 @@ type Pushdown struct {
 	// groupIsEligibleForDistinctScan, with no accumulator). The $group
 	// stays in the pipeline.
 	GroupKey string
+	// Counted reports that the stage right after the $match reads nothing
+	// of its input documents (readsNoField): the scan may hand it one
+	// empty document per match, counting index keys without fetching
+	// (MongoDB's QueryPlannerParams::IS_COUNT, which PipelineD sets when
+	// the pipeline's dependencies have no requirements).
+	Counted bool
 }
 
 // TakePushdown removes a leading $match (but the $expr beside a $text
@@ -570,6 +576,7 @@ func (p *Pipeline) TakePushdown() Pushdown {
 	if len(p.stages) > 0 {
 		if _, ok := p.stages[0].(*groupStage); ok && !pd.Text {
 			pd.GroupKey = groupByPath(p.specs[0])
+			pd.Counted = readsNoField(p.stages[0])
 		}
 		if s, ok := p.stages[0].(*sortStage); ok {
 			pd.Sort, pd.Limit, pd.SortKeys = s.spec, s.limit, s.keys
@@ -597,6 +604,26 @@ func groupByPath(spec bson.Raw) string {
 		return ""
 	}
 	return id[1:]
+}
+
+// readsNoField reports whether s reads no field of the documents it is
+// given: $count, or a $group whose _id and accumulator operands are
+// constants (no sortBy, JavaScript or quantile among them). Such a stage
+// adds no dependency and ends the analysis (MongoDB's
+// DocumentSourceGroup::getDependencies), so the pipeline needs nothing
+// of the documents (DepsTracker::hasNoRequirements).
+func readsNoField(s stage) bool {
+	g, ok := s.(*groupStage)
+	if !ok || !g.noID && (g.id == nil || !g.id.IsConstant()) {
+		return false
+	}
+	constant := func(e *expr.Expr) bool { return e == nil || e.IsConstant() }
+	for _, a := range g.accs {
+		if !constant(a.arg) || !constant(a.n) || a.sort != nil || a.js != nil || a.red != nil || a.q != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // readsTextScore reports whether the stages after a leading $text match

@@ -333,6 +333,37 @@ func TestTakePushdownGroupKey(t *testing.T) {
 	}
 }
 
+// The stage after the $match reads nothing of its input when it is a
+// $count or a $group by a constant accumulating constants
+// (Pushdown.Counted): MongoDB's dependency analysis then finds no
+// requirement and plans the scan as a count (PipelineD, IS_COUNT).
+func TestTakePushdownCounted(t *testing.T) {
+	for _, tc := range []struct {
+		pipeline string
+		want     bool
+	}{
+		{`[{"$match": {"a": 1}}, {"$count": "n"}]`, true},
+		{`[{"$count": "n"}]`, true},
+		{`[{"$match": {"a": 1}}, {"$group": {"_id": null, "n": {"$sum": 1}}}]`, true},
+		{`[{"$match": {"a": 1}}, {"$group": {"_id": "x", "n": {"$count": {}}, "m": {"$sum": 2}}}]`, true},
+		{`[{"$match": {"a": 1}}, {"$group": {"_id": null}}]`, true},
+		{`[{"$match": {"a": 1}}, {"$group": {"_id": null, "n": {"$sum": "$a"}}}]`, false},
+		{`[{"$match": {"a": 1}}, {"$group": {"_id": null, "n": {"$max": 1}, "f": {"$firstN": {"input": 1, "n": 2}}}}]`, true},
+		{`[{"$match": {"a": 1}}, {"$group": {"_id": null, "n": {"$top": {"output": 1, "sortBy": {"a": 1}}}}}]`, false},
+		{`[{"$match": {"a": 1}}, {"$group": {"_id": "$a", "n": {"$sum": 1}}}]`, false},
+		{`[{"$match": {"a": 1}}, {"$group": {"_id": "$$ROOT"}}]`, false},
+		{`[{"$match": {"a": 1}}, {"$sortByCount": "$a"}]`, false},
+		{`[{"$match": {"a": 1}}, {"$bucket": {"groupBy": "$a", "boundaries": [0, 5]}}]`, false},
+		{`[{"$match": {"a": 1}}, {"$project": {"a": 1}}, {"$count": "n"}]`, false},
+		{`[{"$match": {"a": 1}}, {"$sort": {"a": 1}}, {"$count": "n"}]`, false},
+		{`[{"$match": {"$text": {"$search": "a"}}}, {"$count": "n"}]`, false},
+	} {
+		if got := parsePipelineText(t, tc.pipeline).TakePushdown().Counted; got != tc.want {
+			t.Errorf("%s: Counted %v, want %v", tc.pipeline, got, tc.want)
+		}
+	}
+}
+
 // parsePipelineText parses a pipeline written as an extended JSON array
 // of stages, on collection test.c of an empty memEnv.
 func parsePipelineText(t *testing.T, text string) *Pipeline {

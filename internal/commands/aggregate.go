@@ -463,7 +463,7 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 		Filter: pd.Filter, Let: pd.Let, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
 		Txn: a.txn, Ctx: a.opts.Ctx, Collation: a.collation, ExecutorContext: aggregateExecutorContext,
 		IndexKeys: reads("indexKey"), RecordIDs: reads("recordId"), SortKeys: pd.SortKeys, TextScores: pd.TextScores,
-		GroupKey: pd.GroupKey,
+		GroupKey: pd.GroupKey, Counted: pd.Counted,
 	}
 }
 

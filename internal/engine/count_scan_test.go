@@ -82,6 +82,75 @@ func TestCountScan(t *testing.T) {
 	}
 }
 
+// TestCountedFind checks a find whose documents no one reads
+// (FindOptions.Counted, a pipeline's $count after its $match): when the
+// keys decide the filter it yields one empty document per match without
+// fetching, and its explain is the count's input alone (COUNT_SCAN or
+// IXSCAN, no COUNT stage), as MongoDB plans such a pipeline under
+// IS_COUNT; other filters are read as a find reads them.
+func TestCountedFind(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "n", `{"a": 1, "b": -1}`, false)
+	var docs []bson.Raw
+	for i := range 100 {
+		docs = append(docs, bsonDoc(bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: int32(i % 10)}, {Key: "b", Value: float64(i % 7)}}))
+	}
+	if _, _, err := e.Insert("test", "n", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		filter string
+		want   int
+		stage  string
+		empty  bool // the documents are {}
+	}{
+		{`{"a": 3}`, 10, "COUNT_SCAN", true},
+		{`{"a": {"$gt": 2, "$lte": 6}}`, 40, "COUNT_SCAN", true},
+		{`{"a": {"$in": [1, 4, 8]}}`, 30, "IXSCAN", true},
+		{`{"a": 3, "_id": {"$lt": 50}}`, 5, "FETCH", false},
+		{`{"b": 2}`, 14, "COLLSCAN", false},
+	} {
+		o := FindOptions{Filter: ext(t, tc.filter), Counted: true}
+		cur, err := e.Find("test", "n", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for {
+			doc, err := cur.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc == nil {
+				break
+			}
+			n++
+			if (len(doc) == 5) != tc.empty {
+				t.Errorf("%s: document %s", tc.filter, doc)
+			}
+		}
+		cur.Close()
+		if n != tc.want {
+			t.Errorf("%s: %d documents, want %d", tc.filter, n, tc.want)
+		}
+		out, err := e.Explain("test", "n", o, ExecutionStats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := bson.Raw(bsonDoc(out))
+		if stage := doc.Lookup("queryPlanner", "winningPlan", "stage").StringValue(); stage != tc.stage {
+			t.Errorf("%s: winning plan %s, want %s", tc.filter, doc.Lookup("queryPlanner", "winningPlan"), tc.stage)
+		}
+		stats := doc.Lookup("executionStats").Document()
+		if got := stats.Lookup("nReturned").AsInt64(); got != int64(tc.want) {
+			t.Errorf("%s: nReturned %d, want %d", tc.filter, got, tc.want)
+		}
+		if docs := stats.Lookup("totalDocsExamined").AsInt64(); (docs == 0) != tc.empty {
+			t.Errorf("%s: totalDocsExamined %d", tc.filter, docs)
+		}
+	}
+}
+
 // TestCountScanMultikey checks that a count whose filter the keys of a
 // multikey index decide counts each document once however many of its
 // keys lie in the bounds (MongoDB's COUNT_SCAN drops the record ids it has

@@ -51,6 +51,9 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 	var trial *trialResult
 	var shape planner.Shape
 	var winning bson.D
+	// countInput: the plan's keys are counted for a pipeline that reads
+	// nothing of the documents (FindOptions.Counted).
+	countInput := false
 	rejectedPlans := bson.A{}
 	if c == nil {
 		if o.GeoNear != nil {
@@ -66,8 +69,9 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 		if p, trial, err = e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
+		countInput = !count && o.Counted && p.CountScan()
 		shape = planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count,
-			Clustered: c.Clustered(), ReturnKey: o.ReturnKey, ShowFilter: shownFilter(q, o.Let)}
+			CountInput: countInput, Clustered: c.Clustered(), ReturnKey: o.ReturnKey, ShowFilter: shownFilter(q, o.Let)}
 		winning = p.Explain(shape)
 		if trial != nil {
 			for _, r := range trial.rejected {
@@ -95,6 +99,18 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 		}
 		run.millis = time.Since(start).Milliseconds()
 		stages = run.countStages(winning, run.matched, o.Skip, o.Limit, c == nil || stagesMeasurable(p, lookupD(winning, "inputStage").(bson.D)))
+	case countInput:
+		// The stages of a count's run, without its COUNT stage: the
+		// count handed the pipeline one document per key it counted.
+		run := &stageRun{stats: stats}
+		if n, err = e.count(c, p, q.filter, o, stats, run); err != nil {
+			if failed = explainFailure(err); failed == nil {
+				return nil, err
+			}
+		}
+		run.millis = time.Since(start).Milliseconds()
+		counted := bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: winning}}
+		stages = lookupD(run.countStages(counted, run.matched, 0, 0, stagesMeasurable(p, winning)), "inputStage").(bson.D)
 	case c != nil:
 		var run *stageRun
 		if n, run, err = e.runStages(c, q, p, o, stats, nil); err != nil {

@@ -66,6 +66,12 @@ type FindOptions struct {
 	// DISTINCT_SCAN under a $groupByDistinctScan), the find yields one
 	// document per value, {key: value} (groupDistinct).
 	GroupKey string
+	// Counted reports that no one reads the documents' contents
+	// (aggregate.Pushdown.Counted): when the plan's keys alone decide the
+	// filter (planner.Plan.CountScan), the find counts them as a count
+	// does and yields that many empty documents, as MongoDB's planner
+	// turns the scan into a COUNT_SCAN under QueryPlannerParams::IS_COUNT.
+	Counted bool
 	// IndexKeys gives the documents the keys of the index entries they
 	// were found through (docsrc.Meta.IndexKey), for a later stage's
 	// {$meta: "indexKey"}; a projection reading it asks for them itself.
@@ -406,10 +412,20 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	// read before the trial or execute takes the scan's snapshot
 	// (recheck.go)
 	rc := newRecheck(e, c, false)
-	q.keepTrial = !o.ResumeToken
+	q.keepTrial = !o.ResumeToken && !o.Counted
 	p, trial, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {
 		return nil, err
+	}
+	if o.Counted && p.CountScan() {
+		trial.release()
+		st := opStatsOf(o.Ctx)
+		st.ran(c, p, true)
+		n, err := e.count(c, p, q.filter, o, st, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &emptyDocs{n: n}, nil
 	}
 	if err := e.startAfter(c, p, o); err != nil {
 		trial.release()
@@ -618,6 +634,23 @@ func rebuilt(p *planner.Plan) *planner.Plan {
 }
 
 type emptyCursor struct{}
+
+// emptyDocs yields n empty documents: the matches of a read whose
+// documents no one looks into (FindOptions.Counted).
+type emptyDocs struct{ n int64 }
+
+func (s *emptyDocs) Next() (bson.Raw, error) {
+	if s.n <= 0 {
+		return nil, nil
+	}
+	s.n--
+	return emptyDocument, nil
+}
+
+func (s *emptyDocs) Close() error { return nil }
+
+// emptyDocument is the document {}.
+var emptyDocument = bson.Raw{5, 0, 0, 0, 0}
 
 func (emptyCursor) Next() (bson.Raw, error) { return nil, nil }
 func (emptyCursor) Close() error            { return nil }

@@ -21,6 +21,11 @@ type Shape struct {
 	// top, over a COUNT_SCAN or an IXSCAN when the keys alone decide the
 	// filter (see CountScan).
 	Count bool
+	// CountInput reports that the plan feeds a stage that counts what it
+	// is handed (engine.FindOptions.Counted): the count's input alone, a
+	// COUNT_SCAN or an IXSCAN, without the COUNT stage a count command
+	// adds on top.
+	CountInput bool
 	// SortMemLimit is the memory an in-memory sort may use.
 	SortMemLimit int64
 	// Clustered reports a clustered collection (create's clusteredIndex):
@@ -75,7 +80,7 @@ func (p *Plan) Explain(s Shape) bson.D {
 		}
 		return bson.D{{Key: "stage", Value: stage}, {Key: "transformBy", Value: proj}, {Key: "inputStage", Value: scan}}
 	}
-	if s.Count {
+	if s.Count || s.CountInput {
 		var in bson.D
 		switch {
 		case p.CountScanShown():
@@ -84,6 +89,9 @@ func (p *Plan) Explain(s Shape) bson.D {
 			in = p.scanStage()
 		default:
 			in = p.Explain(Shape{Filter: s.Filter, ShowFilter: s.ShowFilter})
+		}
+		if s.CountInput {
+			return in
 		}
 		return bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: in}}
 	}

@@ -637,3 +637,65 @@ func TestCoveredNullQuery(t *testing.T) {
 		t.Errorf("count stages %v, totalDocsExamined %d, want no FETCH and 0", stages, examined)
 	}
 }
+
+// TestAggregateCountScan: a pipeline whose stage after the $match reads
+// nothing of the documents ($count, a $group by a constant summing
+// constants) counts the index keys that decide the $match without
+// fetching, as MongoDB plans it under IS_COUNT (pipeline_d.cpp: "If we
+// don't need any fields from the input document, performing a count is
+// faster"): its $cursor shows a COUNT_SCAN (jstests/core/index/
+// index_count_scan.js); a $group reading a field still fetches.
+func TestAggregateCountScan(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("aggcount")
+	docs := make([]any, 300)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 30}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	match := bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 10}, {Key: "$lt", Value: 13}}}}}}
+	for _, tc := range []struct {
+		next  bson.D
+		field string
+		want  int64
+		stage string
+	}{
+		{bson.D{{Key: "$count", Value: "n"}}, "n", 30, "COUNT_SCAN"},
+		{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}, "n", 30, "COUNT_SCAN"},
+		{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "n", Value: bson.D{{Key: "$sum", Value: "$a"}}}}}}, "n", 330, "FETCH"},
+	} {
+		pipeline := bson.A{match, tc.next}
+		cur, err := coll.Aggregate(ctx, pipeline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bson.Raw
+		if err := cur.All(ctx, &got); err != nil || len(got) != 1 || got[0].Lookup(tc.field).AsInt64() != tc.want {
+			t.Fatalf("%v: %v (%v), want %s %d", tc.next, got, err, tc.field, tc.want)
+		}
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "aggcount"}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}}},
+			{Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cursor := out.Lookup("stages", "0", "$cursor").Document()
+		if stage := cursor.Lookup("queryPlanner", "winningPlan", "stage").StringValue(); stage != tc.stage {
+			t.Errorf("%v: winning plan %s, want %s", tc.next, cursor.Lookup("queryPlanner", "winningPlan"), tc.stage)
+		}
+		stats := cursor.Lookup("executionStats").Document()
+		wantDocs := int64(0)
+		if tc.stage == "FETCH" {
+			wantDocs = 30
+		}
+		if n, docs := stats.Lookup("nReturned").AsInt64(), stats.Lookup("totalDocsExamined").AsInt64(); n != 30 || docs != wantDocs {
+			t.Errorf("%v: nReturned %d, totalDocsExamined %d, want 30 and %d", tc.next, n, docs, wantDocs)
+		}
+	}
+}
