@@ -9,8 +9,10 @@ import (
 
 // TestCountScan checks that a count whose filter the keys of an index
 // decide counts keys without fetching a document (explain: COUNT over
-// COUNT_SCAN for one interval, over IXSCAN for several), that other counts
-// fetch, and that both count what a collection scan counts.
+// COUNT_SCAN for one interval, over IXSCAN for several), a negation ($ne,
+// $nin, $not of a comparison) on a field without arrays among them, by
+// its complement; that other counts fetch, and that both count what a
+// collection scan counts.
 // https://www.mongodb.com/docs/manual/reference/explain-results/
 func TestCountScan(t *testing.T) {
 	e := newTestEngine(t)
@@ -45,6 +47,11 @@ func TestCountScan(t *testing.T) {
 		// null, undefined or missing: [undefined] and [null] decide it on an
 		// index that is not multikey (cover_null_queries.js).
 		{`{"a": null}`, ``, "IXSCAN", false},
+		{`{"a": {"$ne": 3}}`, ``, "IXSCAN", false},
+		{`{"a": {"$nin": [1, null]}}`, ``, "IXSCAN", false},
+		{`{"a": {"$not": {"$gt": 4}}, "b": {"$ne": 2}}`, ``, "IXSCAN", false},
+		{`{"a": {"$not": {"$lt": false}}}`, ``, "COUNT_SCAN", false},
+		{`{"a": {"$not": {"$lt": {"$numberDouble": "NaN"}}}}`, ``, "FETCH", true},
 		{`{"a": 3, "_id": {"$lt": 50}}`, ``, "FETCH", true},
 		{`{"b": 2}`, ``, "COLLSCAN", true},
 	}

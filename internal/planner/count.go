@@ -231,6 +231,9 @@ func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated, multi
 		}
 		return true
 	}
+	if n.Kind == query.KindNot {
+		return !collated && !multikey && decidesNegation(n, fields, uses)
+	}
 	// u is the use of the field at n's path whose bounds hold leaf n: a
 	// wildcard index's leave out the conditions it does not answer
 	// (wildcardBounds: comparisons with MinKey or MaxKey among them),
@@ -271,6 +274,48 @@ func decidesNode(n *query.Node, fields []Field, uses []fieldUse, collated, multi
 		// an index under a collation is scanned over every string
 		u.ranges++
 		return !collated && wholePrefix(n)
+	}
+	return false
+}
+
+// decidesNegation reports whether bounds on fields, none holding arrays,
+// express n exactly: a $not of an equality, $in or comparison ($ne, $nin,
+// {$not: {$lt: 3}}) whose own bounds are exact, or which is an equality
+// or $in with null, bounded by their complement (complementBounds). As
+// MongoDB's index_bounds_builder makes a NOT's bounds EXACT (its child's
+// were, or isEqualityOrInNull) unless the path is multikey. Counted as a
+// range on its field.
+func decidesNegation(n *query.Node, fields []Field, uses []fieldUse) bool {
+	if len(n.Children) != 1 {
+		return false
+	}
+	ch := n.Children[0]
+	vals := []bson.RawValue{ch.Value}
+	switch ch.Kind {
+	case query.KindIn:
+		var err error
+		if vals, err = ch.Value.Array().Values(); err != nil || len(vals) == 0 {
+			return false
+		}
+	case query.KindEq, query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+	default:
+		return false
+	}
+	eq := ch.Kind == query.KindEq || ch.Kind == query.KindIn
+	for _, v := range vals {
+		if !(eq && v.Type == bson.TypeNull) && !exactPoint(v, eq) {
+			return false
+		}
+	}
+	for i, f := range fields {
+		if f.Path != ch.Path || positional(f.Parts) || f.Hashed || f.Wildcard || f.WildcardOf != "" {
+			continue
+		}
+		if complementBounds(ch, f, false).empty() {
+			return false
+		}
+		uses[i].ranges++
+		return true
 	}
 	return false
 }

@@ -23,7 +23,7 @@ func TestIDRangeDecides(t *testing.T) {
 		{`{"_id": {"$gt": {"$minKey": 1}}}`, true},
 		{`{"_id": {"$lt": {"$maxKey": 1}, "$gt": 3}}`, true},
 		{`{"_id": {"$in": [1, {"$regularExpression": {"pattern": "a", "options": ""}}]}}`, false},
-		{`{"_id": {"$ne": 1}}`, false},
+		{`{"_id": {"$ne": 1}}`, true},
 		{`{"_id.a": {"$gte": 1}}`, false},
 		{`{}`, false},
 	} {

@@ -699,3 +699,58 @@ func TestAggregateCountScan(t *testing.T) {
 		}
 	}
 }
+
+// TestCoveredNegation: on an index without arrays, the bounds of a
+// negation ($nin, $ne, $not of a comparison) are the exact complement of
+// its operand's, as MongoDB's index_bounds_builder makes a NOT's bounds
+// EXACT: a projection of the field is covered (jstests/core/index/covered/
+// covered_index_simple_3.js 3.8, where a document without the field
+// answers with null from its key), and a count reads the keys alone.
+func TestCoveredNegation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("covered_simple_3")
+	var docs []any
+	for i := range 10 {
+		docs = append(docs, bson.D{{Key: "foo", Value: i}})
+	}
+	for i := range 5 {
+		docs = append(docs, bson.D{{Key: "bar", Value: i}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "bar", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	nin := bson.D{{Key: "bar", Value: bson.D{{Key: "$nin", Value: bson.A{1, 3}}}}}
+	proj := bson.D{{Key: "bar", Value: 1}, {Key: "_id", Value: 0}}
+	out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "covered_simple_3"}, {Key: "filter", Value: nin},
+		{Key: "projection", Value: proj}, {Key: "hint", Value: bson.D{{Key: "bar", Value: 1}}}}}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if win := out.Lookup("queryPlanner", "winningPlan").Document(); win.Lookup("stage").StringValue() != "PROJECTION_COVERED" {
+		t.Errorf("winning plan %s, want PROJECTION_COVERED", win)
+	}
+	if n, docs := out.Lookup("executionStats", "nReturned").AsInt64(), out.Lookup("executionStats", "totalDocsExamined").AsInt64(); n != 13 || docs != 0 {
+		t.Errorf("nReturned %d, totalDocsExamined %d, want 13 and 0", n, docs)
+	}
+	cur, err := coll.Find(ctx, nin, options.Find().SetProjection(proj).SetHint(bson.D{{Key: "bar", Value: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.Raw
+	if err := cur.All(ctx, &got); err != nil || len(got) != 13 {
+		t.Fatalf("%d documents (%v), want 13", len(got), err)
+	}
+	// the ten documents without bar come first, keyed null
+	if got[0].Lookup("bar").Type != bson.TypeNull || got[12].Lookup("bar").AsInt64() != 4 {
+		t.Errorf("documents %v, want ten {bar: null}, then 0, 2, 4", got)
+	}
+	n, err := coll.CountDocuments(ctx, bson.D{{Key: "bar", Value: bson.D{{Key: "$ne", Value: 2}}}})
+	if err != nil || n != 14 {
+		t.Errorf("count of bar != 2: %d (%v), want 14", n, err)
+	}
+}
