@@ -420,6 +420,7 @@ func init() {
 		"$fill":                  (*parser).parseFill,
 		"$densify":               (*parser).parseDensify,
 		"$_internalUnpackBucket": plain(parseUnpackBucket),
+		"$_unpackBucket":         plain(parseExternalUnpackBucket),
 		computeGeoDistance:       plain(parseGeoDistance),
 		applyOplogUpdate:         plain(parseApplyOplogUpdate),
 		// Registered in every MongoDB build, used by its tests.

@@ -479,10 +479,13 @@ func withBucketFilter(stages []bson.Raw, oneSchema bool) []bson.Raw {
 		}
 		return append([]bson.Raw{text}, withBucketFilter(after, oneSchema)...)
 	}
-	o, err := timeseries.ParseUnpackSpec(stages[0].Lookup(timeseries.UnpackStage).Document())
-	if err != nil {
+	u, err := timeseries.ParseUnpackSpec(stages[0].Lookup(timeseries.UnpackStage).Document())
+	if err != nil || len(u.Fields) > 0 || len(u.Computed) > 0 {
+		// bounds of the buckets' columns say nothing of fields the
+		// measurements leave out or take from elsewhere
 		return stages
 	}
+	o := u.Options
 	match, ok := stages[1].Lookup("$match").DocumentOK()
 	if !ok {
 		return stages

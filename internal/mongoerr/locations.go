@@ -1697,3 +1697,72 @@ const (
 	// (BucketSpec::handleIneligible under IneligiblePredicatePolicy::kError).
 	TimeseriesPredicateNotTranslatable Code = 5916301
 )
+
+// The unpacking stages of time series buckets, $_internalUnpackBucket and
+// its alias for other products, $_unpackBucket.
+const (
+	// UnpackSpecNotObject: a $_internalUnpackBucket argument that is no object.
+	UnpackSpecNotObject Code = 5346500
+	// UnpackFieldsNotArray: an include or exclude that is no array.
+	UnpackFieldsNotArray Code = 5346501
+	// UnpackFieldNotString: an element of include or exclude that is no string.
+	UnpackFieldNotString Code = 5346502
+	// UnpackFieldDotted: an element of include or exclude that is a dotted path.
+	UnpackFieldDotted Code = 5346503
+	// UnpackTimeFieldNotString: a $_internalUnpackBucket timeField that is no string.
+	UnpackTimeFieldNotString Code = 5346504
+	// UnpackMetaFieldNotString: a $_internalUnpackBucket metaField that is no string.
+	UnpackMetaFieldNotString Code = 5346505
+	// UnpackUnknownParameter: a $_internalUnpackBucket parameter it does not take.
+	UnpackUnknownParameter Code = 5346506
+	// UnpackNoTimeField: a $_internalUnpackBucket without timeField.
+	UnpackNoTimeField Code = 5346508
+	// UnpackIncludeAndExclude: a $_internalUnpackBucket with both include and exclude (or either twice).
+	UnpackIncludeAndExclude Code = 5408000
+	// UnpackMetaFieldDotted: a $_internalUnpackBucket metaField that is a dotted path.
+	UnpackMetaFieldDotted Code = 5545700
+	// UnpackSpanNotInt: a bucketMaxSpanSeconds that is no 32-bit integer.
+	UnpackSpanNotInt Code = 5510600
+	// UnpackSpanNotPositive: a bucketMaxSpanSeconds not above zero.
+	UnpackSpanNotPositive Code = 5510601
+	// UnpackNoSpan: a $_internalUnpackBucket without bucketMaxSpanSeconds.
+	UnpackNoSpan Code = 5510602
+	// UnpackComputedNotArray: a computedMetaProjFields that is no array.
+	UnpackComputedNotArray Code = 5509900
+	// UnpackComputedNotString: an element of computedMetaProjFields that is no string.
+	UnpackComputedNotString Code = 5509901
+	// UnpackComputedDotted: an element of computedMetaProjFields that is a dotted path.
+	UnpackComputedDotted Code = 5509902
+	// UnpackAssumeCleanNotBool: a $_internalUnpackBucket assumeNoMixedSchemaData that is no boolean.
+	UnpackAssumeCleanNotBool Code = 6067202
+	// UnpackMinTimeNotBool: an includeMinTimeAsMetadata that is no boolean.
+	UnpackMinTimeNotBool Code = 6460208
+	// UnpackMaxTimeNotBool: an includeMaxTimeAsMetadata that is no boolean.
+	UnpackMaxTimeNotBool Code = 6460209
+	// UnpackExtendedRangeNotBool: a usesExtendedRange that is no boolean.
+	UnpackExtendedRangeNotBool Code = 6646901
+	// UnpackEventFilterNotObject: an eventFilter that is no object.
+	UnpackEventFilterNotObject Code = 7026902
+	// UnpackWholeBucketFilterNotObject: a wholeBucketFilter that is no object.
+	UnpackWholeBucketFilterNotObject Code = 7026903
+	// UnpackFixedBucketsNotBool: a fixedBuckets that is no boolean.
+	UnpackFixedBucketsNotBool Code = 7823300
+	// UnpackBucketSpecNotObject: a $_unpackBucket argument that is no object.
+	UnpackBucketSpecNotObject Code = 5612400
+	// UnpackBucketTimeFieldNotString: a $_unpackBucket timeField that is no string.
+	UnpackBucketTimeFieldNotString Code = 5612401
+	// UnpackBucketMetaFieldNotString: a $_unpackBucket metaField that is no string.
+	UnpackBucketMetaFieldNotString Code = 5612402
+	// UnpackBucketMetaFieldDotted: a $_unpackBucket metaField that is a dotted path.
+	UnpackBucketMetaFieldDotted Code = 5612403
+	// UnpackBucketUnknownParameter: a $_unpackBucket parameter it does not take.
+	UnpackBucketUnknownParameter Code = 5612404
+	// UnpackBucketNoTimeField: a $_unpackBucket without timeField.
+	UnpackBucketNoTimeField Code = 5612405
+	// UnpackBucketAssumeCleanNotBool: a $_unpackBucket assumeNoMixedSchemaData that is no boolean.
+	UnpackBucketAssumeCleanNotBool Code = 6067203
+	// UnpackMetaUndefined: a bucket unpacked with a metaField whose meta is undefined.
+	UnpackMetaUndefined Code = 5369600
+	// UnpackUnexpectedMeta: a bucket with a meta unpacked without a metaField.
+	UnpackUnexpectedMeta Code = 5369601
+)

@@ -413,6 +413,23 @@ func LoadBucket(o Options, doc bson.Raw) (*Bucket, error) {
 // the time first, the meta value next, then the other fields in the order
 // of the bucket's columns. m is valid until fn returns.
 func Unpack(o Options, bucket bson.Raw, fn func(m bson.Raw) error) error {
+	return Unpacking{Options: o}.Unpack(bucket, fn)
+}
+
+// Unpack calls fn with each measurement of bucket as u keeps it, in the
+// bucket's order, as MongoDB's BucketUnpacker builds it: the time first,
+// the meta value next, the other fields in the order of the bucket's
+// columns, then the computed fields. A bucket with a meta unpacked
+// without a metaField fails (5369601), as one whose meta is undefined
+// does with one (5369600). m is valid until fn returns.
+func (u Unpacking) Unpack(bucket bson.Raw, fn func(m bson.Raw) error) error {
+	meta := bucket.Lookup("meta")
+	switch {
+	case u.MetaField == "" && meta.Type != 0:
+		return mongoerr.New(mongoerr.UnpackUnexpectedMeta, "The $_internalUnpackBucket stage expects buckets to have missing metadata regions if the metaField parameter is not provided")
+	case u.MetaField != "" && meta.Type == bson.TypeUndefined:
+		return mongoerr.New(mongoerr.UnpackMetaUndefined, "The $_internalUnpackBucket stage allows metadata to be absent or otherwise, it must not be the deprecated undefined bson type")
+	}
 	data, ok := bucket.Lookup("data").DocumentOK()
 	if !ok {
 		return nil
@@ -438,30 +455,38 @@ func Unpack(o Options, bucket bson.Raw, fn func(m bson.Raw) error) error {
 			return err
 		}
 		col := &column{name: c.Key(), elems: elems}
-		if col.name == o.TimeField {
+		switch {
+		case col.name == u.TimeField:
 			timeCol = col
-		} else {
+		case u.keeps(col.name):
 			others = append(others, col)
 		}
 	}
 	if timeCol == nil {
 		return nil
 	}
-	meta, hasMeta := bucket.Lookup("meta"), false
-	hasMeta = o.MetaField != "" && meta.Type != 0
+	keepTime := u.keeps(u.TimeField)
+	hasMeta := u.MetaField != "" && meta.Type != 0 && !slices.Contains(u.Computed, u.MetaField) && u.keeps(u.MetaField)
 	var buf []byte
 	for _, te := range timeCol.elems {
 		key := te.Key()
 		start, out := bsoncore.AppendDocumentStart(buf[:0])
-		out = bsoncore.AppendValueElement(out, o.TimeField, bsoncore.Value{Type: bsoncore.Type(te.Value().Type), Data: te.Value().Value})
+		if keepTime {
+			out = bsoncore.AppendValueElement(out, u.TimeField, bsoncore.Value{Type: bsoncore.Type(te.Value().Type), Data: te.Value().Value})
+		}
 		if hasMeta {
-			out = bsoncore.AppendValueElement(out, o.MetaField, bsoncore.Value{Type: bsoncore.Type(meta.Type), Data: meta.Value})
+			out = bsoncore.AppendValueElement(out, u.MetaField, bsoncore.Value{Type: bsoncore.Type(meta.Type), Data: meta.Value})
 		}
 		for _, c := range others {
 			if c.next < len(c.elems) && c.elems[c.next].Key() == key {
 				v := c.elems[c.next].Value()
 				out = bsoncore.AppendValueElement(out, c.name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
 				c.next++
+			}
+		}
+		for _, f := range u.Computed {
+			if v := bucket.Lookup(f); v.Type != 0 {
+				out = bsoncore.AppendValueElement(out, f, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
 			}
 		}
 		out, _ = bsoncore.AppendDocumentEnd(out, start)

@@ -7,6 +7,7 @@ package timeseries
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -204,36 +205,198 @@ func (o Options) UnpackSpec() bson.D {
 	return append(d, bson.E{Key: "bucketMaxSpanSeconds", Value: int32(o.BucketMaxSpanSeconds)})
 }
 
-// ParseUnpackSpec reads the argument of the unpacking stage.
-func ParseUnpackSpec(d bson.Raw) (Options, error) {
-	var o Options
+// Unpacking is the argument of an unpacking stage: the options it reads
+// the buckets with and which fields each measurement keeps.
+type Unpacking struct {
+	Options
+	// Fields are the top-level fields named by include or exclude: with
+	// Include the only ones kept (the time and meta fields among them),
+	// else the ones dropped.
+	Fields  []string
+	Include bool
+	// Computed are top-level fields of the bucket (set by a stage before
+	// the unpacking) copied onto each of its measurements, after the
+	// others; the metaField among them is not the bucket's meta.
+	Computed []string
+}
+
+// keeps reports whether a measurement keeps field f.
+func (u Unpacking) keeps(f string) bool {
+	return slices.Contains(u.Fields, f) == u.Include
+}
+
+// ParseUnpackSpec reads the argument of $_internalUnpackBucket as MongoDB
+// 7.0's DocumentSourceInternalUnpackBucket::createFromBsonInternal does,
+// field by field in order and with its codes; timeField and
+// bucketMaxSpanSeconds are required. includeMinTimeAsMetadata,
+// includeMaxTimeAsMetadata, eventFilter and wholeBucketFilter, which
+// Folio does not apply, are refused (NotImplemented) once checked;
+// usesExtendedRange and fixedBuckets only allow rewrites, which change
+// no result.
+func ParseUnpackSpec(d bson.Raw) (Unpacking, error) {
+	var u Unpacking
 	elems, err := d.Elements()
 	if err != nil {
-		return o, err
+		return u, err
 	}
+	var hasFields, hasTime, hasSpan bool
 	for _, el := range elems {
-		v, ok := el.Value(), false
-		switch el.Key() {
-		case "timeField":
-			o.TimeField, ok = v.StringValueOK()
-		case "metaField":
-			o.MetaField, ok = v.StringValueOK()
-		case "bucketMaxSpanSeconds":
-			o.BucketMaxSpanSeconds, ok = v.AsInt64OK()
+		v, key := el.Value(), el.Key()
+		switch key {
+		case "include", "exclude":
+			if hasFields {
+				return u, mongoerr.New(mongoerr.UnpackIncludeAndExclude, "The $_internalUnpackBucket stage expects at most one of include/exclude parameters to be specified")
+			}
+			arr, ok := v.ArrayOK()
+			if !ok {
+				return u, mongoerr.New(mongoerr.UnpackFieldsNotArray, "include or exclude field must be an array, got: %s", values.TypeName(v.Type))
+			}
+			vals, err := arr.Values()
+			if err != nil {
+				return u, err
+			}
+			for _, f := range vals {
+				s, ok := f.StringValueOK()
+				if !ok {
+					return u, mongoerr.New(mongoerr.UnpackFieldNotString, "include or exclude field element must be a string, got: %s", values.TypeName(f.Type))
+				}
+				if strings.Contains(s, ".") {
+					return u, mongoerr.New(mongoerr.UnpackFieldDotted, "include or exclude field element must be a single-element field path")
+				}
+				if !slices.Contains(u.Fields, s) {
+					u.Fields = append(u.Fields, s)
+				}
+			}
+			u.Include, hasFields = key == "include", true
 		case "assumeNoMixedSchemaData":
-			o.OneSchema, ok = v.BooleanOK()
-		case "exclude":
-			arr, isArr := v.ArrayOK()
-			ok = isArr && len(arr) == 5 // only an empty one
-		}
-		if !ok {
-			return o, mongoerr.New(mongoerr.BadValue, "unrecognized option to %s: %s", UnpackStage, el.Key())
+			b, ok := v.BooleanOK()
+			if !ok {
+				return u, mongoerr.New(mongoerr.UnpackAssumeCleanNotBool, "assumeClean field must be a bool, got: %s", values.TypeName(v.Type))
+			}
+			u.OneSchema = b
+		case "timeField":
+			s, ok := v.StringValueOK()
+			if !ok {
+				return u, mongoerr.New(mongoerr.UnpackTimeFieldNotString, "timeField field must be a string, got: %s", values.TypeName(v.Type))
+			}
+			u.TimeField, hasTime = s, true
+		case "metaField":
+			s, ok := v.StringValueOK()
+			if !ok {
+				return u, mongoerr.New(mongoerr.UnpackMetaFieldNotString, "metaField field must be a string, got: %s", values.TypeName(v.Type))
+			}
+			if strings.Contains(s, ".") {
+				return u, mongoerr.New(mongoerr.UnpackMetaFieldDotted, "metaField field must be a single-element field path")
+			}
+			u.MetaField = s
+		case "bucketMaxSpanSeconds":
+			n, ok := v.Int32OK()
+			if !ok {
+				return u, mongoerr.New(mongoerr.UnpackSpanNotInt, "bucketMaxSpanSeconds field must be an integer, got: %s", values.TypeName(v.Type))
+			}
+			if n <= 0 {
+				return u, mongoerr.New(mongoerr.UnpackSpanNotPositive, "bucketMaxSpanSeconds field must be greater than zero")
+			}
+			u.BucketMaxSpanSeconds, hasSpan = int64(n), true
+		case "computedMetaProjFields":
+			arr, ok := v.ArrayOK()
+			if !ok {
+				return u, mongoerr.New(mongoerr.UnpackComputedNotArray, "computedMetaProjFields field must be an array, got: %s", values.TypeName(v.Type))
+			}
+			vals, err := arr.Values()
+			if err != nil {
+				return u, err
+			}
+			for _, f := range vals {
+				s, ok := f.StringValueOK()
+				if !ok {
+					return u, mongoerr.New(mongoerr.UnpackComputedNotString, "computedMetaProjFields field element must be a string, got: %s", values.TypeName(f.Type))
+				}
+				if strings.Contains(s, ".") {
+					return u, mongoerr.New(mongoerr.UnpackComputedDotted, "computedMetaProjFields field element must be a single-element field path")
+				}
+				u.Computed = append(u.Computed, s)
+			}
+		case "includeMinTimeAsMetadata", "includeMaxTimeAsMetadata", "usesExtendedRange", "fixedBuckets":
+			b, ok := v.BooleanOK()
+			if !ok {
+				code := map[string]mongoerr.Code{"includeMinTimeAsMetadata": mongoerr.UnpackMinTimeNotBool, "includeMaxTimeAsMetadata": mongoerr.UnpackMaxTimeNotBool,
+					"usesExtendedRange": mongoerr.UnpackExtendedRangeNotBool, "fixedBuckets": mongoerr.UnpackFixedBucketsNotBool}[key]
+				return u, mongoerr.New(code, "%s field must be a bool, got: %s", key, values.TypeName(v.Type))
+			}
+			if b && strings.HasPrefix(key, "include") {
+				return u, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s option of %s", key, UnpackStage)
+			}
+		case "eventFilter", "wholeBucketFilter":
+			if _, ok := v.DocumentOK(); !ok {
+				code := mongoerr.UnpackEventFilterNotObject
+				if key == "wholeBucketFilter" {
+					code = mongoerr.UnpackWholeBucketFilterNotObject
+				}
+				return u, mongoerr.New(code, "%s field must be an object, got: %s", key, values.TypeName(v.Type))
+			}
+			return u, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s option of %s", key, UnpackStage)
+		default:
+			return u, mongoerr.New(mongoerr.UnpackUnknownParameter, "unrecognized parameter to %s: %s", UnpackStage, key)
 		}
 	}
-	if o.TimeField == "" {
-		return o, mongoerr.New(mongoerr.BadValue, "%s requires a timeField", UnpackStage)
+	if !hasTime {
+		return u, mongoerr.New(mongoerr.UnpackNoTimeField, "The %s stage requires a timeField parameter", UnpackStage)
 	}
-	return o, nil
+	if !hasSpan {
+		return u, mongoerr.New(mongoerr.UnpackNoSpan, "The %s stage requires a bucketMaxSpanSeconds parameter", UnpackStage)
+	}
+	return u, nil
+}
+
+// ExternalUnpackStage is $_unpackBucket, the unpacking stage MongoDB lets
+// other products run on a buckets collection: $_internalUnpackBucket
+// taking only timeField, metaField and assumeNoMixedSchemaData.
+const ExternalUnpackStage = "$_unpackBucket"
+
+// ParseExternalUnpackSpec reads the argument of $_unpackBucket as MongoDB
+// 7.0's DocumentSourceInternalUnpackBucket::createFromBsonExternal does;
+// its buckets span the seconds granularity's 3600 seconds.
+func ParseExternalUnpackSpec(d bson.Raw) (Unpacking, error) {
+	var u Unpacking
+	elems, err := d.Elements()
+	if err != nil {
+		return u, err
+	}
+	var hasTime bool
+	for _, el := range elems {
+		v, key := el.Value(), el.Key()
+		switch key {
+		case "timeField":
+			s, ok := v.StringValueOK()
+			if !ok {
+				return u, mongoerr.New(mongoerr.UnpackBucketTimeFieldNotString, "timeField field must be a string, got: %s", values.TypeName(v.Type))
+			}
+			u.TimeField, hasTime = s, true
+		case "metaField":
+			s, ok := v.StringValueOK()
+			if !ok {
+				return u, mongoerr.New(mongoerr.UnpackBucketMetaFieldNotString, "metaField field must be a string, got: %s", values.TypeName(v.Type))
+			}
+			if strings.Contains(s, ".") {
+				return u, mongoerr.New(mongoerr.UnpackBucketMetaFieldDotted, "metaField field must be a single-element field path")
+			}
+			u.MetaField = s
+		case "assumeNoMixedSchemaData":
+			b, ok := v.BooleanOK()
+			if !ok {
+				return u, mongoerr.New(mongoerr.UnpackBucketAssumeCleanNotBool, "assumeClean field must be a bool, got: %s", values.TypeName(v.Type))
+			}
+			u.OneSchema = b
+		default:
+			return u, mongoerr.New(mongoerr.UnpackBucketUnknownParameter, "unrecognized parameter to %s: %s", ExternalUnpackStage, key)
+		}
+	}
+	if !hasTime {
+		return u, mongoerr.New(mongoerr.UnpackBucketNoTimeField, "The %s stage requires a timeField parameter", ExternalUnpackStage)
+	}
+	u.BucketMaxSpanSeconds = granularities["seconds"][0]
+	return u, nil
 }
 
 // Modify applies collMod's timeseries document to o, as MongoDB 7.0 does:
