@@ -92,7 +92,11 @@ func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, 
 		if cur == nil || cur.ID != c.ID {
 			return mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index change", c.DB, c.Name)
 		}
-		ent := catalogEntry{ID: int64(cur.ID), UUID: cur.UUID[:], Options: cur.Options, NextIndexID: int64(cur.nextIndexID) + int64(len(add))}
+		// The entry keeps what collMod made of the options since the
+		// collection was loaded (cur.Options is what it was loaded with),
+		// and its shard layout.
+		ent := cur.entry(cur.CurrentOptions(), nil)
+		ent.NextIndexID += int64(len(add))
 		for i, ix := range add {
 			// Ids and names as of the image this change is made on:
 			// another frontend may have changed the indexes since the
