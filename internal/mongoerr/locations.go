@@ -1765,4 +1765,16 @@ const (
 	UnpackMetaUndefined Code = 5369600
 	// UnpackUnexpectedMeta: a bucket with a meta unpacked without a metaField.
 	UnpackUnexpectedMeta Code = 5369601
+	// UnpackEmptyBucket: an empty document unpacked as a bucket.
+	UnpackEmptyBucket Code = 5346510
+	// UnpackNoMeasurements: a bucket whose data region holds no measurement.
+	UnpackNoMeasurements Code = 5346509
+	// UnpackNoTimeColumn: a bucket whose data region has no column of the time field.
+	UnpackNoTimeColumn Code = 5346700
+	// UnpackNoControl: a bucket without a control object.
+	UnpackNoControl Code = 5857902
+	// UnpackNoVersion: a bucket without a numeric control.version.
+	UnpackNoVersion Code = 5857903
+	// UnpackBadVersion: a bucket whose control.version is neither 1 nor 2.
+	UnpackBadVersion Code = 5857900
 )

@@ -419,10 +419,37 @@ func Unpack(o Options, bucket bson.Raw, fn func(m bson.Raw) error) error {
 // Unpack calls fn with each measurement of bucket as u keeps it, in the
 // bucket's order, as MongoDB's BucketUnpacker builds it: the time first,
 // the meta value next, the other fields in the order of the bucket's
-// columns, then the computed fields. A bucket with a meta unpacked
-// without a metaField fails (5369601), as one whose meta is undefined
-// does with one (5369600). m is valid until fn returns.
+// columns, then the computed fields, which take the place of a time,
+// meta or column of their name. A bucket is checked as the unpacker
+// resets to it: not empty (5346510), data an object (10065) with
+// measurements (5346509) and the time column (5346700), a meta only with
+// a metaField (5369601) and not undefined (5369600), control an object
+// (5857902) with a numeric version (5857903) of 1; a compressed bucket
+// (version 2) Folio does not read (NotImplemented). m is valid until fn
+// returns.
 func (u Unpacking) Unpack(bucket bson.Raw, fn func(m bson.Raw) error) error {
+	if len(bucket) <= 5 {
+		return mongoerr.New(mongoerr.UnpackEmptyBucket, "An empty bucket cannot be unpacked")
+	}
+	dataValue := bucket.Lookup("data")
+	data, ok := dataValue.DocumentOK()
+	if !ok {
+		return mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object (%s)", map[bool]string{true: "data", false: ""}[dataValue.Type != 0])
+	}
+	noMeasurements := func() error {
+		id := "EOO"
+		if v := bucket.Lookup("_id"); v.Type != 0 {
+			id = values.ShellElement("_id", v)
+		}
+		return mongoerr.New(mongoerr.UnpackNoMeasurements, "A bucket with _id %s contains an empty data region", id)
+	}
+	if len(data) <= 5 {
+		return noMeasurements()
+	}
+	timeValue := data.Lookup(u.TimeField)
+	if timeValue.Type == 0 {
+		return mongoerr.New(mongoerr.UnpackNoTimeColumn, "The $_internalUnpackBucket stage requires the data region to have a timeField object")
+	}
 	meta := bucket.Lookup("meta")
 	switch {
 	case u.MetaField == "" && meta.Type != 0:
@@ -430,9 +457,20 @@ func (u Unpacking) Unpack(bucket bson.Raw, fn func(m bson.Raw) error) error {
 	case u.MetaField != "" && meta.Type == bson.TypeUndefined:
 		return mongoerr.New(mongoerr.UnpackMetaUndefined, "The $_internalUnpackBucket stage allows metadata to be absent or otherwise, it must not be the deprecated undefined bson type")
 	}
-	data, ok := bucket.Lookup("data").DocumentOK()
+	control, ok := bucket.Lookup("control").DocumentOK()
 	if !ok {
-		return nil
+		return mongoerr.New(mongoerr.UnpackNoControl, "The $_internalUnpackBucket stage requires 'control' object to be present")
+	}
+	version := control.Lookup("version")
+	if !version.IsNumber() {
+		return mongoerr.New(mongoerr.UnpackNoVersion, "The $_internalUnpackBucket stage requires 'control.version' field to be present")
+	}
+	switch n, _ := values.Float64(version); n {
+	case 1:
+	case 2:
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not read compressed time series buckets (control.version 2)")
+	default:
+		return mongoerr.New(mongoerr.UnpackBadVersion, "Invalid bucket version")
 	}
 	cols, err := data.Elements()
 	if err != nil {
@@ -445,6 +483,11 @@ func (u Unpacking) Unpack(bucket bson.Raw, fn func(m bson.Raw) error) error {
 	}
 	var timeCol *column
 	var others []*column
+	computed := u.Computed
+	if !u.Include {
+		// an excluded field is not computed either
+		computed = slices.DeleteFunc(slices.Clone(computed), func(f string) bool { return slices.Contains(u.Fields, f) })
+	}
 	for _, c := range cols {
 		d, ok := c.Value().DocumentOK()
 		if !ok {
@@ -458,15 +501,15 @@ func (u Unpacking) Unpack(bucket bson.Raw, fn func(m bson.Raw) error) error {
 		switch {
 		case col.name == u.TimeField:
 			timeCol = col
-		case u.keeps(col.name):
+		case u.keeps(col.name) && !slices.Contains(computed, col.name):
 			others = append(others, col)
 		}
 	}
-	if timeCol == nil {
-		return nil
+	if timeCol == nil || len(timeCol.elems) == 0 {
+		return noMeasurements()
 	}
-	keepTime := u.keeps(u.TimeField)
-	hasMeta := u.MetaField != "" && meta.Type != 0 && !slices.Contains(u.Computed, u.MetaField) && u.keeps(u.MetaField)
+	keepTime := u.keeps(u.TimeField) && !slices.Contains(computed, u.TimeField)
+	hasMeta := u.MetaField != "" && meta.Type != 0 && !slices.Contains(computed, u.MetaField) && u.keeps(u.MetaField)
 	var buf []byte
 	for _, te := range timeCol.elems {
 		key := te.Key()
@@ -484,7 +527,7 @@ func (u Unpacking) Unpack(bucket bson.Raw, fn func(m bson.Raw) error) error {
 				c.next++
 			}
 		}
-		for _, f := range u.Computed {
+		for _, f := range computed {
 			if v := bucket.Lookup(f); v.Type != 0 {
 				out = bsoncore.AppendValueElement(out, f, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
 			}

@@ -92,6 +92,44 @@ func TestParseUnpackSpec(t *testing.T) {
 	}
 }
 
+// TestUnpackBucketChecks: a bucket is checked as MongoDB's
+// BucketUnpacker::reset checks it, in its order.
+func TestUnpackBucketChecks(t *testing.T) {
+	at := bson.NewDateTimeFromTime(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	id := bson.ObjectID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	control := bson.E{Key: "control", Value: bson.D{{Key: "version", Value: int32(1)}}}
+	oneTime := bson.E{Key: "data", Value: bson.D{{Key: "t", Value: bson.D{{Key: "0", Value: at}}}}}
+	u := Unpacking{Options: Options{TimeField: "t", BucketMaxSpanSeconds: 3600}}
+	for _, tc := range []struct {
+		bucket bson.D
+		code   mongoerr.Code
+		msg    string
+	}{
+		{bson.D{}, mongoerr.UnpackEmptyBucket, "An empty bucket cannot be unpacked"},
+		{bson.D{{Key: "_id", Value: id}, control}, mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object ()"},
+		{bson.D{{Key: "_id", Value: id}, control, {Key: "data", Value: 1}}, mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object (data)"},
+		{bson.D{{Key: "_id", Value: id}, control, {Key: "data", Value: bson.D{}}}, mongoerr.UnpackNoMeasurements, "A bucket with _id _id: ObjectId('0102030405060708090a0b0c') contains an empty data region"},
+		{bson.D{{Key: "_id", Value: id}, control, {Key: "data", Value: bson.D{{Key: "t", Value: bson.D{}}}}}, mongoerr.UnpackNoMeasurements, ""},
+		{bson.D{control, {Key: "data", Value: bson.D{{Key: "x", Value: bson.D{{Key: "0", Value: 1}}}}}}, mongoerr.UnpackNoTimeColumn, ""},
+		{bson.D{control, {Key: "meta", Value: 1}, oneTime}, mongoerr.UnpackUnexpectedMeta, ""},
+		{bson.D{oneTime}, mongoerr.UnpackNoControl, "The $_internalUnpackBucket stage requires 'control' object to be present"},
+		{bson.D{{Key: "control", Value: bson.D{}}, oneTime}, mongoerr.UnpackNoVersion, ""},
+		{bson.D{{Key: "control", Value: bson.D{{Key: "version", Value: int32(3)}}}, oneTime}, mongoerr.UnpackBadVersion, "Invalid bucket version"},
+		{bson.D{{Key: "control", Value: bson.D{{Key: "version", Value: 2.0}}}, oneTime}, mongoerr.NotImplemented, ""},
+		{bson.D{{Key: "control", Value: bson.D{{Key: "version", Value: 1.0}}}, oneTime}, 0, ""},
+	} {
+		err := u.Unpack(doc(t, tc.bucket), func(bson.Raw) error { return nil })
+		switch {
+		case tc.code == 0 && err != nil:
+			t.Errorf("%v: %v", tc.bucket, err)
+		case tc.code != 0 && (err == nil || mongoerr.As(err).Code != tc.code):
+			t.Errorf("%v: %v, want code %d", tc.bucket, err, tc.code)
+		case tc.msg != "" && mongoerr.As(err).Msg != tc.msg:
+			t.Errorf("%v: %q, want %q", tc.bucket, mongoerr.As(err).Msg, tc.msg)
+		}
+	}
+}
+
 func sameUnpacking(a, b Unpacking) bool {
 	eq := func(x, y []string) bool {
 		if len(x) != len(y) {
@@ -134,6 +172,10 @@ func TestUnpackFields(t *testing.T) {
 		{Unpacking{Options: o, Fields: []string{"t", "a"}}, []string{`{"m": "m0"}`, `{"m": "m0","b": "x"}`}},
 		{Unpacking{Options: o, Fields: []string{"a", "b"}, Computed: []string{"c", "none"}}, []string{`{"t": {"$date":{"$numberLong":"1704067200000"}},"m": "m0","c": "computed"}`, `{"t": {"$date":{"$numberLong":"1704067201000"}},"m": "m0","c": "computed"}`}},
 		{Unpacking{Options: o, Include: true, Fields: []string{"m"}, Computed: []string{"m"}}, []string{`{}`, `{}`}},
+		// a computed field takes the place of the time, or of a column
+		{Unpacking{Options: o, Fields: []string{"m"}, Computed: []string{"t", "a", "c"}}, []string{`{"c": "computed"}`, `{"b": "x","c": "computed"}`}},
+		// an excluded field is not computed
+		{Unpacking{Options: o, Fields: []string{"t", "m", "a", "b", "c"}, Computed: []string{"c"}}, []string{`{}`, `{}`}},
 	} {
 		var got []string
 		if err := tc.u.Unpack(bucket, func(m bson.Raw) error { got = append(got, m.String()); return nil }); err != nil {

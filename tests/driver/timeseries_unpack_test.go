@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -134,6 +135,49 @@ func TestTimeseriesExplicitUnpack(t *testing.T) {
 		{withMeta, internal(bson.E{Key: "eventFilter", Value: bson.D{}}), 238},
 	} {
 		_, err := run(tc.c, tc.stage)
+		requireCode(t, err, tc.code, "")
+	}
+}
+
+// TestTimeseriesMalformedBuckets: a bucket written directly into the
+// buckets collection is checked as MongoDB's unpacker checks it when the
+// time series collection is read, instead of unpacking to nothing: one
+// without measurements fails with 5346509, one without the time column
+// with 5346700, one of another control.version with 5857900, and a
+// compressed one (version 2), which Folio does not read, with
+// NotImplemented.
+func TestTimeseriesMalformedBuckets(t *testing.T) {
+	if testAuth() {
+		t.Skip("Folio's built-in roles grant no privilege on system.buckets yet")
+	}
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsmalformed")
+	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	control := func(version any) bson.D {
+		return bson.D{{Key: "version", Value: version}, {Key: "min", Value: bson.D{{Key: "t", Value: at}}}, {Key: "max", Value: bson.D{{Key: "t", Value: at}}}}
+	}
+	for i, tc := range []struct {
+		bucket bson.D
+		code   int
+	}{
+		{bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "control", Value: control(1)}, {Key: "data", Value: bson.D{}}}, 5346509},
+		{bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "control", Value: control(1)}, {Key: "data", Value: bson.D{{Key: "x", Value: bson.D{{Key: "0", Value: 1}}}}}}, 5346700},
+		{bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "control", Value: control(3)}, {Key: "data", Value: bson.D{{Key: "t", Value: bson.D{{Key: "0", Value: at}}}}}}, 5857900},
+		{bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "control", Value: control(2)}, {Key: "data", Value: bson.D{{Key: "t", Value: bson.Binary{Subtype: 7, Data: []byte{0}}}}}}, 238},
+	} {
+		name := fmt.Sprintf("c%d", i)
+		if err := db.CreateCollection(ctx, name, options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t"))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Collection("system.buckets."+name).InsertOne(ctx, tc.bucket, options.InsertOne().SetBypassDocumentValidation(true)); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := db.Collection(name).Find(ctx, bson.D{})
+		if err == nil {
+			var out []bson.M
+			err = cur.All(ctx, &out)
+		}
 		requireCode(t, err, tc.code, "")
 	}
 }
