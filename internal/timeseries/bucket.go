@@ -434,7 +434,7 @@ func (u Unpacking) Unpack(bucket bson.Raw, fn func(m bson.Raw) error) error {
 	dataValue := bucket.Lookup("data")
 	data, ok := dataValue.DocumentOK()
 	if !ok {
-		return mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object (%s)", map[bool]string{true: "data", false: ""}[dataValue.Type != 0])
+		return mongoerr.ExpectedObject(map[bool]string{true: "data", false: ""}[dataValue.Type != 0])
 	}
 	noMeasurements := func() error {
 		id := "EOO"

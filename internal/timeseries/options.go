@@ -114,15 +114,9 @@ func Parse(d bson.Raw, path string) (Options, error) {
 				seen[key] = false // absent
 				continue
 			}
-			if !v.IsNumber() {
-				return o, mongoerr.WrongNumberType(path+"."+key, values.TypeName(v.Type))
-			}
-			n := max(math.MinInt32, min(math.MaxInt32, expr.SafeLong(v))) // safeNumberInt
-			switch {
-			case n < 1:
-				return o, mongoerr.New(mongoerr.BadValue, "BSON field '%s.%s' value must be >= 1, actual value '%d'", path, key, n)
-			case n > maxSpan:
-				return o, mongoerr.New(mongoerr.BadValue, "BSON field '%s.%s' value must be <= %d, actual value '%d'", path, key, maxSpan, n)
+			n, err := readSpan(v, path, key)
+			if err != nil {
+				return o, err
 			}
 			if key == "bucketMaxSpanSeconds" {
 				o.BucketMaxSpanSeconds, hasMaxSpan = n, true
@@ -172,6 +166,26 @@ func Parse(d bson.Raw, path string) (Options, error) {
 		o.BucketMaxSpanSeconds, o.BucketRoundingSeconds = g[0], g[1]
 	}
 	return o, nil
+}
+
+// readSpan reads bucketMaxSpanSeconds or bucketRoundingSeconds, the field key
+// of the document at path, as MongoDB 7.0's IDL reads them: a safeInt (any
+// number, a double truncated, a decimal rounded half to even) its
+// validator bounds to [1, 31536000], refusing another value with
+// IDLValueOutOfRange (51024), as 7.0's throwComparisonError does (7.1 made
+// it BadValue).
+func readSpan(v bson.RawValue, path, key string) (int64, error) {
+	if !v.IsNumber() {
+		return 0, mongoerr.WrongNumberType(path+"."+key, values.TypeName(v.Type))
+	}
+	n := max(math.MinInt32, min(math.MaxInt32, expr.SafeLong(v))) // safeNumberInt
+	switch {
+	case n < 1:
+		return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s.%s' value must be >= 1, actual value '%d'", path, key, n)
+	case n > maxSpan:
+		return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s.%s' value must be <= %d, actual value '%d'", path, key, maxSpan, n)
+	}
+	return n, nil
 }
 
 // Document is o as listCollections shows it: timeField, metaField when
@@ -410,30 +424,43 @@ func Modify(o Options, mod bson.Raw) (Options, bool, error) {
 	}
 	var target string
 	var span, rounding int64
+	seen := map[string]bool{}
 	for _, el := range elems {
-		v := el.Value()
-		switch el.Key() {
+		v, key := el.Value(), el.Key()
+		if seen[key] {
+			return o, false, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field 'collMod.timeseries.%s' is a duplicate field", key)
+		}
+		seen[key] = true
+		switch key {
 		case "granularity":
+			if v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+				seen[key] = false // absent, as the IDL reads a null
+				continue
+			}
 			s, ok := v.StringValueOK()
-			if _, known := granularities[s]; !ok || !known {
-				return o, false, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'collMod.timeseries.granularity' is not a valid value.", v)
+			if !ok {
+				return o, false, mongoerr.WrongType("collMod.timeseries.granularity", values.TypeName(v.Type), "string")
+			}
+			if _, known := granularities[s]; !known {
+				return o, false, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'collMod.timeseries.granularity' is not a valid value.", s)
 			}
 			target = s
 		case "bucketMaxSpanSeconds", "bucketRoundingSeconds":
-			n, ok := v.AsInt64OK()
-			if !ok {
-				return o, false, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'collMod.timeseries.%s' is the wrong type '%s', expected type 'int'", el.Key(), values.TypeName(v.Type))
+			if v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+				seen[key] = false
+				continue
 			}
-			if n < 1 || n > maxSpan {
-				return o, false, mongoerr.New(mongoerr.InvalidOptions, "Timeseries '%s' needs to be between 1 and %d", el.Key(), maxSpan)
+			n, err := readSpan(v, "collMod.timeseries", key)
+			if err != nil {
+				return o, false, err
 			}
-			if el.Key() == "bucketMaxSpanSeconds" {
+			if key == "bucketMaxSpanSeconds" {
 				span = n
 			} else {
 				rounding = n
 			}
 		default:
-			return o, false, mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'collMod.timeseries.%s' is an unknown field.", el.Key())
+			return o, false, mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'collMod.timeseries.%s' is an unknown field.", key)
 		}
 	}
 	badTransition := mongoerr.New(mongoerr.InvalidOptions, "Invalid transition for timeseries.granularity. Can only transition from 'seconds' to 'minutes' or 'minutes' to 'hours'.")

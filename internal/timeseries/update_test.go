@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 )
 
@@ -100,6 +101,42 @@ func TestModify(t *testing.T) {
 		got, changed, err := Modify(tc.from, mustDoc(tc.mod))
 		if (err != nil) != tc.fails || changed != tc.changed {
 			t.Errorf("%+v with %v: %+v changed %v, %v", tc.from, tc.mod, got, changed, err)
+		}
+	}
+}
+
+// TestModifyArguments: collMod's timeseries document is read as MongoDB
+// 7.0's IDL reads CollModTimeseries: a null field is absent, the spans are
+// safeInt bounded to [1, 31536000] with IDLValueOutOfRange (51024), and
+// types are refused with the IDL's messages
+// (jstests/core/timeseries/timeseries_collmod.js).
+func TestModifyArguments(t *testing.T) {
+	o := Options{TimeField: "t", Granularity: "seconds", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
+	for _, tc := range []struct {
+		mod  bson.D
+		code mongoerr.Code
+		msg  string
+	}{
+		{bson.D{{Key: "bucketMaxSpanSeconds", Value: 31536001}, {Key: "bucketRoundingSeconds", Value: 31536001}}, mongoerr.IDLValueOutOfRange,
+			"BSON field 'collMod.timeseries.bucketMaxSpanSeconds' value must be <= 31536000, actual value '31536001'"},
+		{bson.D{{Key: "bucketRoundingSeconds", Value: 0}}, mongoerr.IDLValueOutOfRange, "BSON field 'collMod.timeseries.bucketRoundingSeconds' value must be >= 1, actual value '0'"},
+		{bson.D{{Key: "bucketMaxSpanSeconds", Value: "a"}}, mongoerr.TypeMismatch,
+			"BSON field 'collMod.timeseries.bucketMaxSpanSeconds' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+		{bson.D{{Key: "granularity", Value: 5}}, mongoerr.TypeMismatch, "BSON field 'collMod.timeseries.granularity' is the wrong type 'int', expected type 'string'"},
+		{bson.D{{Key: "granularity", Value: "weeks"}}, mongoerr.BadValue, "Enumeration value 'weeks' for field 'collMod.timeseries.granularity' is not a valid value."},
+		{bson.D{{Key: "granularity", Value: "hours"}, {Key: "granularity", Value: "hours"}}, mongoerr.IDLDuplicateField, "BSON field 'collMod.timeseries.granularity' is a duplicate field"},
+		// a null is absent: nothing is left to change
+		{bson.D{{Key: "granularity", Value: nil}}, mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be set alongside each other"},
+		{bson.D{{Key: "granularity", Value: "minutes"}, {Key: "bucketRoundingSeconds", Value: nil}}, 0, ""},
+		// a double is truncated, as safeNumberInt does
+		{bson.D{{Key: "bucketMaxSpanSeconds", Value: 7200.9}, {Key: "bucketRoundingSeconds", Value: 7200}}, 0, ""},
+	} {
+		_, _, err := Modify(o, mustDoc(tc.mod))
+		switch {
+		case tc.code == 0 && err != nil:
+			t.Errorf("%v: %v", tc.mod, err)
+		case tc.code != 0 && (err == nil || mongoerr.As(err).Code != tc.code || mongoerr.As(err).Msg != tc.msg):
+			t.Errorf("%v: %v, want code %d %q", tc.mod, err, tc.code, tc.msg)
 		}
 	}
 }

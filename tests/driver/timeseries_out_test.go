@@ -145,7 +145,7 @@ func TestOutTimeseries(t *testing.T) {
 		{"no time field", with("new", bson.D{{Key: "metaField", Value: "host"}}), 40414},
 		{"a null time field", with("new", bson.D{{Key: "timeField", Value: nil}}), 40414},
 		{"an unknown option", with("new", bson.D{{Key: "timeField", Value: "ts"}, {Key: "x", Value: 1}}), 40415},
-		{"a span of 0", with("new", bson.D{{Key: "timeField", Value: "ts"}, {Key: "bucketMaxSpanSeconds", Value: 0.5}, {Key: "bucketRoundingSeconds", Value: 0.5}}), 2},
+		{"a span of 0", with("new", bson.D{{Key: "timeField", Value: "ts"}, {Key: "bucketMaxSpanSeconds", Value: 0.5}, {Key: "bucketRoundingSeconds", Value: 0.5}}), 51024},
 		{"a span without rounding", with("new", bson.D{{Key: "timeField", Value: "ts"}, {Key: "bucketMaxSpanSeconds", Value: 100}}), 72},
 		{"a granularity of days", with("new", bson.D{{Key: "timeField", Value: "ts"}, {Key: "granularity", Value: "days"}}), 2},
 		{"a granularity of 1", with("new", bson.D{{Key: "timeField", Value: "ts"}, {Key: "granularity", Value: 1}}), 14},

@@ -261,7 +261,7 @@ func TestTimeseriesCollection(t *testing.T) {
 		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "capped", Value: true}, {Key: "size", Value: 4096}}, 72},
 		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "validationLevel", Value: "strict"}}, 72},
 		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "idIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}}}}, 72},
-		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 0}, {Key: "bucketRoundingSeconds", Value: 0}}, nil, 2},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 0}, {Key: "bucketRoundingSeconds", Value: 0}}, nil, 51024},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "timeField", Value: "u"}}, nil, 40413},
 		// timeseries takes no option but storageEngine,
 		// indexOptionDefaults, collation and expireAfterSeconds
@@ -787,6 +787,10 @@ func TestTimeseriesCollModBucketing(t *testing.T) {
 		{bson.D{{Key: "bucketMaxSpanSeconds", Value: 100000}, {Key: "bucketRoundingSeconds", Value: 90000}}, 72, "needs to be equal"},
 		{bson.D{{Key: "bucketMaxSpanSeconds", Value: 1000}, {Key: "bucketRoundingSeconds", Value: 1000}}, 72, "needs to be equal or greater"},
 		{bson.D{{Key: "granularity", Value: "weeks"}}, 2, "not a valid value"},
+		// the IDL's range check of a span, as MongoDB 7.0's (51024)
+		{bson.D{{Key: "bucketMaxSpanSeconds", Value: 31536001}, {Key: "bucketRoundingSeconds", Value: 31536001}}, 51024, "value must be <= 31536000, actual value '31536001'"},
+		// a null granularity is absent, as the IDL reads it
+		{bson.D{{Key: "granularity", Value: nil}}, 72, "need to be set alongside each other"},
 	} {
 		err := collMod(tc.ts)
 		requireCode(t, err, tc.code, "")
