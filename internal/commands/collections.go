@@ -74,6 +74,9 @@ func create(s *Service, r *Request) (bson.Raw, error) {
 	if r.createUUID != nil && (r.args.has("viewOn") || r.args.has("pipeline") || r.args.has("timeseries") && !strings.HasPrefix(name, timeseries.BucketsPrefix)) {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not create a view or time series collection with a given UUID (applyOps create with ui)")
 	}
+	if err := s.checkCappedOptions(r); err != nil {
+		return nil, err
+	}
 	if r.args.has("timeseries") {
 		if err := checkTimeseriesCreateOptions(r, name); err != nil {
 			return nil, err
@@ -86,9 +89,6 @@ func create(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.ClusteredIndex == nil && !opts.Capped && (r.args.has("size") || r.args.has("max")) {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present")
-	}
 	if r.args.has("timeseries") {
 		return nil, s.createTimeseries(r, name, opts)
 	}
@@ -96,9 +96,6 @@ func create(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.IllegalOperation, "Cannot create a buckets collection without timeseries options: %s.%s", r.DB, name)
 	}
 	if opts.Capped {
-		if opts.Size <= 0 {
-			return nil, mongoerr.New(mongoerr.InvalidOptions, "the 'size' field is required when 'capped' is true")
-		}
 		// MongoDB rounds a capped collection's size up to a multiple of 256.
 		opts.Size = (opts.Size + 255) / 256 * 256
 	} else {
@@ -130,6 +127,38 @@ func create(s *Service, r *Request) (bson.Raw, error) {
 	}
 	// create's reply notes the option, true or false, whenever given
 	return marshal(bson.D{{Key: "note", Value: autoIndexIDNote}}), nil
+}
+
+// checkCappedOptions applies create's first rules, on capped, size and
+// max, which MongoDB's CmdCreate::typedRun checks before any other option:
+// without clusteredIndex (given in any form), capped: true needs a size,
+// and a size or max needs capped: true; with it, a capped collection
+// needs the enableTestCommands parameter (6127800), size (6049200) and
+// max (6049204) are refused, and capped needs expireAfterSeconds
+// (6049201).
+func (s *Service) checkCappedOptions(r *Request) error {
+	capped := r.args.bool("capped")
+	if !r.args.has("clusteredIndex") {
+		switch {
+		case capped && !r.args.has("size"):
+			return mongoerr.New(mongoerr.InvalidOptions, "the 'size' field is required when 'capped' is true")
+		case !capped && (r.args.has("size") || r.args.has("max")):
+			return mongoerr.New(mongoerr.InvalidOptions, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present")
+		}
+		return nil
+	}
+	const meant = "Did you mean 'capped: true' with 'expireAfterSeconds'?"
+	switch {
+	case capped && !s.TestCommands:
+		return mongoerr.New(mongoerr.ClusteredCappedTestOnly, "Clustered capped collection only available with 'enableTestCommands' server parameter")
+	case r.args.has("size"):
+		return mongoerr.New(mongoerr.ClusteredSize, "'size' field for capped collections is not allowed on clustered collections. "+meant)
+	case r.args.has("max"):
+		return mongoerr.New(mongoerr.ClusteredMax, "'max' field for capped collections is not allowed on clustered collections. "+meant)
+	case capped && !r.args.has("expireAfterSeconds"):
+		return mongoerr.New(mongoerr.ClusteredCappedNoTTL, "A capped clustered collection requires the 'expireAfterSeconds' field")
+	}
+	return nil
 }
 
 // autoIndexIDNote is the note of create's reply when the command sets
@@ -527,6 +556,16 @@ func createViewCmd(s *Service, r *Request, name string) error {
 	}
 	if !r.args.has("viewOn") {
 		return mongoerr.New(mongoerr.InvalidOptions, "'pipeline' requires 'viewOn' to also be specified")
+	}
+	// createCollection refuses a clustered view before it makes one; a
+	// clusteredIndex of false asks for no clustering.
+	if r.args.has("clusteredIndex") {
+		if _, on, err := parseClusteredIndex(r.args.value("clusteredIndex")); err != nil || on {
+			if err == nil {
+				err = mongoerr.New(mongoerr.ClusteredView, "The 'clusteredIndex' option is not supported with views")
+			}
+			return err
+		}
 	}
 	for _, f := range r.args.present() {
 		switch f {

@@ -152,15 +152,24 @@ func parseCreateOptions(c *cmdArgs, db, name string) (engine.CollectionOptions, 
 		}
 		opts.Validator = v
 	}
+	var clustered *clusteredIndexOption
 	if c.has("clusteredIndex") {
 		// (with timeseries, only a buckets collection's:
 		// checkTimeseriesCreateOptions)
 		buckets := strings.HasPrefix(name, timeseries.BucketsPrefix)
-		if opts.ClusteredIndex, err = parseClusteredIndex(c.value("clusteredIndex"), buckets); err != nil {
+		var on bool
+		if clustered, on, err = parseClusteredIndex(c.value("clusteredIndex")); err != nil {
 			return opts, err
 		}
-		if opts.Capped && opts.ClusteredIndex != nil {
-			return opts, notImplementedCreateOption("clusteredIndex with capped")
+		switch {
+		case clustered != nil && buckets, clustered == nil && on && !buckets:
+			return opts, mongoerr.New(mongoerr.ClusteredIndexLegacyFormat, "The 'clusteredIndex' legacy format {clusteredIndex: <bool>} is only supported for specific internal collections and vice versa")
+		case !on && buckets:
+			// Folio clusters every time series collection's buckets by
+			// their timeseries options.
+			return opts, notImplementedCreateOption("clusteredIndex: false on a time series buckets collection")
+		case clustered != nil:
+			opts.ClusteredIndex = clustered.spec()
 		}
 	}
 	if c.has("expireAfterSeconds") {
@@ -173,8 +182,11 @@ func parseCreateOptions(c *cmdArgs, db, name string) (engine.CollectionOptions, 
 		if err != nil {
 			return opts, err
 		}
-		if err := checkClusteredTTL(n); err != nil {
-			return opts, err
+		// a clustered collection's is checked with its clusteredIndex
+		if clustered == nil {
+			if err := checkClusteredTTL(n); err != nil {
+				return opts, err
+			}
 		}
 		opts.ExpireAfterSeconds = &n
 	}
@@ -214,6 +226,14 @@ func parseCreateOptions(c *cmdArgs, db, name string) (engine.CollectionOptions, 
 				return opts, notImplementedCreateOption("idIndex.v: 1 with a collation")
 			}
 			opts.IDIndexV1 = true
+		}
+	}
+	if clustered != nil {
+		if err := checkClusteredIndex(clustered, opts.AutoIndexID, opts.ExpireAfterSeconds); err != nil {
+			return opts, err
+		}
+		if opts.Capped {
+			return opts, notImplementedCreateOption("clusteredIndex with capped")
 		}
 	}
 	if b := opts.AutoIndexID; b != nil && !*b && opts.ClusteredIndex == nil {

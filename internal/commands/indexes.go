@@ -5,6 +5,7 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/timeseries"
 )
 
@@ -96,6 +97,11 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if targetErr != nil {
 		return nil, targetErr
 	}
+	if ts == nil {
+		if err := s.clusteredSpecs(r, coll, specs, docs, ignoreUnknown); err != nil {
+			return nil, err
+		}
+	}
 	if ts != nil {
 		for i := range specs {
 			given := docs[i]
@@ -143,6 +149,35 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		d = append(d, bson.E{Key: "note", Value: "all indexes already exist"})
 	}
 	return marshal(d), nil
+}
+
+// clusteredSpecs applies the rules of a clustered collection's indexes,
+// and of the clustered option, to specs, given as docs, on db.coll: the
+// option cannot create the collection (6100900), and a specification of
+// the clustered index, which exists, becomes the engine's _id index,
+// which stands for it.
+func (s *Service) clusteredSpecs(r *Request, coll string, specs []engine.IndexSpec, docs []bson.Raw, ignoreUnknown bool) error {
+	c := s.Engine.Collection(r.DB, coll)
+	for i, spec := range specs {
+		switch {
+		case c == nil && spec.Clustered:
+			return mongoerr.New(mongoerr.ClusteredIndexImplicitCollection, "Cannot implicitly create a new collection with createIndex 'clustered' option")
+		case c == nil || !c.Clustered() && !spec.Clustered:
+			continue
+		}
+		given := docs[i]
+		if ignoreUnknown {
+			given = withoutUnknownIndexFields(given)
+		}
+		exists, err := checkClusteredSpec(c, spec, fixedIndexSpec(given))
+		if err != nil {
+			return err
+		}
+		if exists {
+			specs[i] = engine.IndexSpec{Key: planner.IDKeyPattern, Name: planner.IDIndexName, ExpireAfter: -1}
+		}
+	}
+	return nil
 }
 
 func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {

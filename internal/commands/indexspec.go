@@ -31,8 +31,13 @@ var indexSpecFields = map[string]bool{
 	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": true,
 	"bits": true, "min": true, "max": true, "coarsestIndexedLevel": true, "finestIndexedLevel": true,
 	"wildcardProjection": true, "columnstoreProjection": false, "columnstoreCompressor": false,
-	"originalSpec": false, "prepareUnique": true, "clustered": false, "_id": false,
+	"originalSpec": false, "prepareUnique": true, "clustered": true, "_id": false,
 }
+
+// clusteredIndexSpecFields are the fields of an index specification with
+// the clustered option (index_key_validate's
+// allowedClusteredIndexFieldNames): a clustered index's and clustered.
+var clusteredIndexSpecFields = map[string]bool{"key": true, "name": true, "unique": true, "v": true, "clustered": true}
 
 // idIndexSpecFields are the fields an _id index specification may hold.
 var idIndexSpecFields = map[string]bool{"key": true, "name": true, "v": true, "ns": true, "collation": true, "_id": true}
@@ -106,7 +111,17 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements, apiStrict bool)
 	if v := doc.Lookup("partialFilterExpression"); onMeasurements && v.Type != 0 && v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
 		return spec, mongoerr.ExpectedObject("partialFilterExpression")
 	}
+	clustered := doc.Lookup("clustered")
 	for _, el := range elems {
+		if clustered.Type != 0 {
+			// a clustered index's specification has fields of its own
+			// (validateClusteredSpecFieldNames)
+			if !clusteredIndexSpecFields[el.Key()] {
+				return spec, specError(doc, mongoerr.InvalidIndexSpecificationOption,
+					"The field '%s' is not valid for a clustered index specification. Specification: %s", el.Key(), doc)
+			}
+			continue
+		}
 		if _, known := indexSpecFields[el.Key()]; !known {
 			return spec, specError(doc, mongoerr.InvalidIndexSpecificationOption,
 				"The field '%s' is not valid for an index specification. Specification: %s", el.Key(), doc)
@@ -137,7 +152,7 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements, apiStrict bool)
 				// Folio names indexes by key there too, so refuses it.
 				return spec, specError(doc, mongoerr.CannotCreateIndex, "The index name cannot contain a null byte")
 			}
-		case "unique", "sparse", "background", "dropDups", "prepareUnique":
+		case "unique", "sparse", "background", "dropDups", "prepareUnique", "clustered":
 			if !values.IsNumber(v.Type) && v.Type != bson.TypeBoolean {
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s has value %s: %s, which is not convertible to bool", key, key, v)
 			}
@@ -150,6 +165,8 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements, apiStrict bool)
 				spec.Background = v
 			case "prepareUnique":
 				spec.PrepareUnique = values.Truthy(v)
+			case "clustered":
+				spec.Clustered = values.Truthy(v)
 			}
 			// dropDups is checked, then dropped: MongoDB ignores it and
 			// removes it from the specification (IndexCatalogImpl::
@@ -264,6 +281,16 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements, apiStrict bool)
 	if !hasName {
 		return spec, specError(doc, mongoerr.FailedToParse, "The 'name' field is a required property of an index specification")
 	}
+	if clustered.Type != 0 {
+		// clustered may only be true, and asks for unique: true, the
+		// boolean (BSONObj::getBoolField reads any other value as false)
+		if !spec.Clustered {
+			return spec, specError(doc, mongoerr.ClusteredIndexFalse, "Value 'false' for field 'clustered' is invalid")
+		}
+		if u, ok := doc.Lookup("unique").BooleanOK(); !ok || !u {
+			return spec, specError(doc, mongoerr.CannotCreateIndex, "The 'unique' field is required when 'clustered' is specified")
+		}
+	}
 	if spec.Collation != nil && spec.Version == 1 {
 		return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'collation' option and v=1", doc)
 	}
@@ -276,9 +303,10 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown, onMeasurements, apiStrict bool)
 	fixed := fixedIndexSpec(doc)
 	idIndex := !onMeasurements && isIDIndexPattern(spec.Key)
 	if idIndex {
+		// (a clustered index's fields were checked above)
 		fixedElems, _ := fixed.Elements()
 		for _, el := range fixedElems {
-			if !idIndexSpecFields[el.Key()] {
+			if !spec.Clustered && !idIndexSpecFields[el.Key()] {
 				return spec, mongoerr.New(mongoerr.InvalidIndexSpecificationOption,
 					"The field '%s' is not valid for an _id index specification. Specification: %s", el.Key(), fixed)
 			}

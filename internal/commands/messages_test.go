@@ -212,6 +212,39 @@ func TestErrorMessages(t *testing.T) {
 			"autoIndexId:false is not allowed for collection test.ai because it can be replicated"},
 		{"create autoIndexId false in local", "local", `{"create": "ai", "autoIndexId": false}`, 238,
 			"Folio does not support the create option 'autoIndexId: false' yet"},
+		// create's clusteredIndex: typedRun's checks of capped, size and
+		// max come first (clusteredIndex given in any form), then
+		// createCollection's (a view, autoIndexId: false), then
+		// validateClusteredIndexSpec's (unique, key, TTL, v)
+		{"create clustered capped without expireAfterSeconds", "", `{"create": "cl", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "capped": true}`, 6049201,
+			"A capped clustered collection requires the 'expireAfterSeconds' field"},
+		{"create clustered with size", "", `{"create": "cl", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "size": 10, "max": 10}`, 6049200,
+			"'size' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?"},
+		{"create clustered with max", "", `{"create": "cl", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "max": 10}`, 6049204,
+			"'max' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?"},
+		{"create clusteredIndex false with size", "", `{"create": "cl", "clusteredIndex": false, "size": 10}`, 6049200,
+			"'size' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?"},
+		{"create clustered view", "", `{"create": "cl", "clusteredIndex": {"key": {"ts": 1}, "unique": true}, "viewOn": "c"}`, 6026500,
+			"The 'clusteredIndex' option is not supported with views"},
+		{"create clustered autoIndexId false", "", `{"create": "cl", "clusteredIndex": {"key": {"ts": 1}, "unique": false}, "autoIndexId": false}`, 6026501,
+			"The 'clusteredIndex' option does not support {autoIndexId: false}"},
+		{"create clustered v", "", `{"create": "cl", "clusteredIndex": {"key": {"_id": 1}, "unique": true, "v": 12345}}`, 5979704,
+			"Invalid clusteredIndex specification { v: 12345, key: { _id: 1 }, name: \"_id_\", unique: true }; cannot create a clusteredIndex with v=12345"},
+		{"create clustered key before v", "", `{"create": "cl", "clusteredIndex": {"key": {"ts": 1}, "unique": true, "v": 1}}`, 197,
+			"The clusteredIndex option is only supported for key: {_id: 1}"},
+		// createIndexes' clustered option: validateIndexSpec's rules,
+		// then the collection's (createIndexes, the catalog's
+		// isSpecOKClusteredIndexCheck)
+		{"index clustered false", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "x", "clustered": false, "unique": true}]}`, 6492800,
+			"Error in specification { key: { _id: 1 }, name: \"x\", clustered: false, unique: true } :: caused by :: Value 'false' for field 'clustered' is invalid"},
+		{"index clustered without unique", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "x", "clustered": true, "unique": 1}]}`, 67,
+			"Error in specification { key: { _id: 1 }, name: \"x\", clustered: true, unique: 1 } :: caused by :: The 'unique' field is required when 'clustered' is specified"},
+		{"index clustered with sparse", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "x", "clustered": true, "sparse": true}]}`, 197,
+			"Error in specification { key: { _id: 1 }, name: \"x\", clustered: true, sparse: true } :: caused by :: The field 'sparse' is not valid for a clustered index specification. Specification: { key: { _id: 1 }, name: \"x\", clustered: true, sparse: true }"},
+		{"index clustered on a new collection", "", `{"createIndexes": "nc", "indexes": [{"key": {"_id": 1}, "name": "_id_", "clustered": true, "unique": true}]}`, 6100900,
+			"Cannot implicitly create a new collection with createIndex 'clustered' option"},
+		{"index clustered on a collection not clustered", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "_id_", "clustered": true, "unique": true}]}`, 6243700,
+			"Cannot create index with option 'clustered' that does not match an existing clustered index"},
 		// validateIndexSpec's type check of wildcardProjection (and
 		// columnstoreProjection) asks for a non-empty object
 		{"wildcardProjection a string", "", `{"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "w", "wildcardProjection": "a"}]}`, 14,
@@ -232,8 +265,8 @@ func TestErrorMessages(t *testing.T) {
 
 // TestCreateAutoIndexIDNote: create's reply notes autoIndexId, true or
 // false, whenever it is given and the collection is made (CmdCreate's
-// typedRun); false is taken for a clustered collection, which has no _id
-// index to do without, and listCollections shows it.
+// typedRun), and listCollections shows it, for a clustered collection
+// too (false is refused there: _createCollection's 6026501).
 func TestCreateAutoIndexIDNote(t *testing.T) {
 	s := argsService(t)
 	for _, tc := range []struct {
@@ -243,7 +276,7 @@ func TestCreateAutoIndexIDNote(t *testing.T) {
 		{`{"create": "plain"}`, false},
 		{`{"create": "auto", "autoIndexId": true}`, true},
 		{`{"create": "auto", "autoIndexId": true}`, true}, // exists, same options
-		{`{"create": "cl", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "autoIndexId": false}`, true},
+		{`{"create": "cl", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "autoIndexId": true}`, true},
 	} {
 		var cmd bson.Raw
 		if err := bson.UnmarshalExtJSON([]byte(tc.cmd), true, &cmd); err != nil {
@@ -256,7 +289,7 @@ func TestCreateAutoIndexIDNote(t *testing.T) {
 		}
 	}
 	reply := runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "cl"}}}})
-	if got := reply.Lookup("cursor", "firstBatch", "0", "options", "autoIndexId"); got.Type != bson.TypeBoolean || got.Boolean() {
+	if got := reply.Lookup("cursor", "firstBatch", "0", "options", "autoIndexId"); got.Type != bson.TypeBoolean || !got.Boolean() {
 		t.Errorf("listCollections of cl: %s", reply)
 	}
 }

@@ -161,6 +161,11 @@ type IndexSpec struct {
 	// on the measurements, which listIndexes on the collection shows
 	// (MongoDB's originalSpec).
 	OriginalSpec bson.Raw
+	// Clustered is createIndexes' clustered option: the specification
+	// names the collection's clustered index, which exists with the
+	// collection; the commands check it against the collection's and ask
+	// the engine for no index of it.
+	Clustered bool
 }
 
 // version is the index version listIndexes reports: 2 unless 1 was asked.

@@ -523,9 +523,45 @@ const (
 	// collection's buckets) on another collection, or a clusteredIndex
 	// document on those.
 	ClusteredIndexLegacyFormat Code = 5979703
+	// ClusteredIndexVersion: a clusteredIndex whose v is not 2.
+	ClusteredIndexVersion Code = 5979704
 	// ClusteredIndexDrop: a dropIndexes naming a clustered collection's
 	// clustered index.
 	ClusteredIndexDrop Code = 5979800
+	// ClusteredView: create with clusteredIndex and viewOn.
+	ClusteredView Code = 6026500
+	// ClusteredNoAutoIndexID: create with clusteredIndex and autoIndexId: false.
+	ClusteredNoAutoIndexID Code = 6026501
+	// ClusteredSize: create with clusteredIndex and a capped size.
+	ClusteredSize Code = 6049200
+	// ClusteredCappedNoTTL: a capped clustered collection without expireAfterSeconds.
+	ClusteredCappedNoTTL Code = 6049201
+	// ClusteredMax: create with clusteredIndex and a capped max.
+	ClusteredMax Code = 6049204
+	// ClusteredCappedTestOnly: a capped clustered collection without
+	// the enableTestCommands parameter.
+	ClusteredCappedTestOnly Code = 6127800
+	// ClusteredIndexImplicitCollection: createIndexes with the clustered
+	// option on a collection it would create.
+	ClusteredIndexImplicitCollection Code = 6100900
+	// ClusteredIndexNameTaken: an index named as the clustered index with
+	// another key.
+	ClusteredIndexNameTaken Code = 6100906
+	// ClusteredIndexOtherVersion: an index of the cluster key with a v
+	// other than the clustered index's.
+	ClusteredIndexOtherVersion Code = 6100908
+	// ClusteredIndexOtherUnique: an index of the cluster key with
+	// unique: false.
+	ClusteredIndexOtherUnique Code = 6100909
+	// ClusteredIndexMismatch: an index with clustered: true whose key is
+	// not the collection's cluster key (or on a collection that is not
+	// clustered).
+	ClusteredIndexMismatch Code = 6243700
+	// ClusteredIndexFalse: an index specification with clustered: false.
+	ClusteredIndexFalse Code = 6492800
+	// RecordIDTooLarge: a clustered collection's document whose cluster
+	// key, encoded as its record id, is over 8 MB.
+	RecordIDTooLarge Code = 5894900
 )
 
 // Collection creation.

@@ -72,6 +72,7 @@ func TestClusteredCollection(t *testing.T) {
 	}{
 		{bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: false}}, 5979700},
 		{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "unique", Value: true}}, 197},
+		{bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}, {Key: "v", Value: 12345}}, 5979704},
 	} {
 		err := db.CreateCollection(ctx, "clu2", options.CreateCollection().SetClusteredIndex(tc.spec))
 		requireCode(t, err, tc.code, "")
@@ -92,6 +93,10 @@ func TestClusteredCollection(t *testing.T) {
 		requireCode(t, db.RunCommand(ctx, bson.D{{Key: "create", Value: "legacy"}, {Key: "clusteredIndex", Value: truthy}}).Err(), 5979703, "")
 	}
 	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "create", Value: "legacy"}, {Key: "clusteredIndex", Value: "x"}}).Err(), 14, "TypeMismatch")
+	// without enableTestCommands a clustered collection cannot be capped,
+	// checked before size
+	err = db.RunCommand(ctx, bson.D{{Key: "create", Value: "capcl"}, {Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}, {Key: "capped", Value: true}, {Key: "size", Value: 10}}).Err()
+	requireError(t, err, 6127800, "Location6127800", "Clustered capped collection only available with 'enableTestCommands' server parameter")
 }
 
 // TestClusteredExplain: on a clustered collection a query by _id scans the
@@ -286,5 +291,57 @@ func TestDropClusteredIndex(t *testing.T) {
 	requireCode(t, err, 27, "IndexNotFound")
 	if n := countIndexes(t, db.Collection("cl")); n != 2 {
 		t.Fatalf("%d indexes listed, want the clustered one and a_1", n)
+	}
+}
+
+// TestCreateIndexesClustered: on a clustered collection an index of the
+// cluster key, with or without the clustered option and whatever its name,
+// is the clustered index, which exists (MongoDB's
+// isSpecOKClusteredIndexCheck answers IndexAlreadyExists); the option on
+// another key fails with 6243700, another key under the clustered index's
+// name with 6100906, and the option cannot create the collection (6100900).
+func TestCreateIndexesClustered(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	ctx := t.Context()
+	createIndexes := func(specs ...bson.D) (bson.Raw, error) {
+		indexes := bson.A{}
+		for _, s := range specs {
+			indexes = append(indexes, s)
+		}
+		return db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "cl"}, {Key: "indexes", Value: indexes}}).Raw()
+	}
+	idKey := bson.D{{Key: "_id", Value: 1}}
+	clusteredSpec := bson.D{{Key: "key", Value: idKey}, {Key: "name", Value: "_id_"}, {Key: "clustered", Value: true}, {Key: "unique", Value: true}}
+	_, err := createIndexes(clusteredSpec)
+	requireCode(t, err, 6100900, "Location6100900")
+	clustered := bson.D{{Key: "key", Value: idKey}, {Key: "unique", Value: true}, {Key: "name", Value: "theClusterKeyName"}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "cl"}, {Key: "clusteredIndex", Value: clustered}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("cl").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []bson.D{
+		clusteredSpec,
+		{{Key: "key", Value: idKey}, {Key: "name", Value: "notTheClusterKeyName"}},
+		{{Key: "key", Value: bson.D{{Key: "_id", Value: 1.0}}}, {Key: "name", Value: "theClusterKeyName"}, {Key: "clustered", Value: 1}, {Key: "unique", Value: true}},
+	} {
+		reply, err := createIndexes(spec)
+		if err != nil {
+			t.Fatalf("%v: %v", spec, err)
+		}
+		if note, _ := reply.Lookup("note").StringValueOK(); note != "all indexes already exist" || reply.Lookup("numIndexesAfter").Int32() != 0 {
+			t.Errorf("%v: %s, want the clustered index already there", spec, reply)
+		}
+	}
+	_, err = createIndexes(clusteredSpec, bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}, {Key: "clustered", Value: true}, {Key: "unique", Value: true}})
+	requireError(t, err, 6243700, "Location6243700", "Cannot create index with option 'clustered' that does not match an existing clustered index")
+	_, err = createIndexes(bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "theClusterKeyName"}})
+	requireError(t, err, 6100906, "Location6100906", `Cannot create an index where the name matches the clusteredIndex but the key does not - indexSpec: { key: { a: 1 }, name: "theClusterKeyName", v: 2 }, clusteredIndex: { v: 2, key: { _id: 1 }, name: "theClusterKeyName", unique: true }`)
+	_, err = createIndexes(bson.D{{Key: "key", Value: idKey}, {Key: "name", Value: "x"}, {Key: "v", Value: 1}})
+	requireCode(t, err, 6100908, "Location6100908")
+	if n := countIndexes(t, db.Collection("cl")); n != 1 {
+		t.Fatalf("%d indexes listed, want the clustered one alone", n)
 	}
 }
