@@ -134,7 +134,9 @@ func clusterKeyOnID(key bson.Raw) bool {
 }
 
 // clusteredIndexSpec is the _id index of a clustered collection c as
-// listIndexes shows it, or nil when c is not clustered.
+// listIndexes shows it, or nil when c is not clustered: the clustered
+// index, the collection's collation when it has one, then clustered: true
+// (MongoDB's formatClusterKeyForListIndexes).
 func clusteredIndexSpec(c *engine.Collection) bson.D {
 	ci := c.Options.ClusteredIndex
 	if len(ci) == 0 {
@@ -143,6 +145,9 @@ func clusteredIndexSpec(c *engine.Collection) bson.D {
 	var d bson.D
 	if err := bson.Unmarshal(ci, &d); err != nil {
 		return nil
+	}
+	if len(c.Options.Collation) > 0 {
+		d = append(d, bson.E{Key: "collation", Value: c.Options.Collation})
 	}
 	return append(d, bson.E{Key: "clustered", Value: true})
 }
@@ -159,21 +164,7 @@ func dropsClusteredIndex(c *engine.Collection, names []string, byKey bson.Raw) b
 	if byKey != nil {
 		return clusterKeyOnID(byKey)
 	}
-	name := "_id_"
-	if ci := c.Options.ClusteredIndex; len(ci) > 0 {
-		if n, ok := ci.Lookup("name").StringValueOK(); ok {
-			name = n
-		}
-	}
-	return slices.Contains(names, name)
-}
-
-// clusteredName is the name of clustered collection c's clustered index.
-func clusteredName(c *engine.Collection) string {
-	if n, ok := c.Options.ClusteredIndex.Lookup("name").StringValueOK(); ok {
-		return n
-	}
-	return planner.IDIndexName // a time series collection's buckets
+	return slices.Contains(names, c.Options.ClusteredName())
 }
 
 // clusteredIndexOf is the clustered index of collection c as MongoDB's
@@ -204,7 +195,7 @@ func checkClusteredSpec(c *engine.Collection, spec engine.IndexSpec, given bson.
 	if spec.Clustered && !keysMatch {
 		return false, mongoerr.New(mongoerr.ClusteredIndexMismatch, "Cannot create index with option 'clustered' that does not match an existing clustered index")
 	}
-	namesMatch := spec.Name == clusteredName(c)
+	namesMatch := spec.Name == c.Options.ClusteredName()
 	switch {
 	case !keysMatch && !namesMatch:
 		return false, nil

@@ -275,6 +275,17 @@ func (o CollectionOptions) Clustered() bool {
 	return len(o.ClusteredIndex) > 0 || len(o.Timeseries) > 0
 }
 
+// ClusteredName is the name of the clustered index of a clustered
+// collection (Clustered): the one create's clusteredIndex gave, by
+// default _id_, as for a time series collection's buckets. A hint names
+// it by this name, and no other.
+func (o CollectionOptions) ClusteredName() string {
+	if n, ok := o.ClusteredIndex.Lookup("name").StringValueOK(); ok {
+		return n
+	}
+	return idIndexName
+}
+
 // Equal reports whether two option sets are the same.
 func (o CollectionOptions) Equal(p CollectionOptions) bool {
 	return o.Capped == p.Capped && o.Size == p.Size && o.Max == p.Max &&

@@ -36,7 +36,13 @@ func resolveHint(c *Collection, hint bson.RawValue, strict bool) (hintChoice, er
 	switch hint.Type {
 	case bson.TypeString:
 		name := hint.StringValue()
-		if name == idIndexName {
+		// a clustered collection's clustered index goes by its own name
+		// (MongoDB's hintMatchesClusterKey), and it has no _id index
+		idName := idIndexName
+		if c != nil && c.Clustered() {
+			idName = c.Options.ClusteredName()
+		}
+		if name == idName {
 			return idHint(c), nil
 		}
 		if c != nil {

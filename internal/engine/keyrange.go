@@ -39,6 +39,11 @@ func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, e
 	if h.ix == nil && !h.idOrder {
 		return nil, mongoerr.New(mongoerr.MinMaxWithoutHint, "When using min()/max() a hint of which index to use must be provided")
 	}
+	if h.ix == nil && c.Clustered() {
+		if err := checkClusteredKeyRange(c, q); err != nil {
+			return nil, err
+		}
+	}
 	pq := planner.Query{Filter: q.filter, Sort: q.sort, IDCollation: c.DefaultCollator(), Clustered: c.Clustered()}
 	var ix *planner.Index
 	keyPattern, ixColl := bson.Raw(planner.IDKeyPattern), c.DefaultCollator()
@@ -67,6 +72,28 @@ func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, e
 		return nil, mongoerr.New(mongoerr.MinNotBeforeMax, "The value provided for min() does not come before the value provided for max() in the hinted index")
 	}
 	return planner.KeyRange(ix, c.DefaultCollator(), lo, hi, pq), nil
+}
+
+// checkClusteredKeyRange applies MongoDB's rules of a min and max with a
+// hint of a clustered collection's clustered index (the planner's
+// handleClusteredScanHint), which replace those of an index's: each
+// bound fits the cluster key under the query's collation (6137400), and
+// min, when both are given, compares below max as documents, strings
+// under that collation (6137401).
+func checkClusteredKeyRange(c *Collection, q compiledFind) error {
+	sameColl := collation.Equal(q.filter.Collator(), c.DefaultCollator())
+	for _, bound := range []bson.Raw{q.min, q.max} {
+		if !boundFits(bound, planner.IDKeyPattern, sameColl) {
+			return mongoerr.New(mongoerr.ClusteredKeyRangeCollation, "The clustered index is not compatible with the values provided for min/max due to the query collation")
+		}
+	}
+	if rawdoc.Len(q.min) > 0 && rawdoc.Len(q.max) > 0 {
+		doc := func(d bson.Raw) bson.RawValue { return bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: d} }
+		if q.filter.Collator().Compare(doc(q.min), doc(q.max)) >= 0 {
+			return mongoerr.New(mongoerr.ClusteredKeyRangeOrder, "max() must be greater than min()")
+		}
+	}
+	return nil
 }
 
 // boundFits reports whether a min or max (empty: open) names the fields of

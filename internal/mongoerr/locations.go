@@ -559,6 +559,13 @@ const (
 	ClusteredIndexMismatch Code = 6243700
 	// ClusteredIndexFalse: an index specification with clustered: false.
 	ClusteredIndexFalse Code = 6492800
+	// ClusteredKeyRangeCollation: a min or max, with a hint of the
+	// clustered index, that the query's collation cannot compare as the
+	// collection's.
+	ClusteredKeyRangeCollation Code = 6137400
+	// ClusteredKeyRangeOrder: a min not below max, with a hint of the
+	// clustered index.
+	ClusteredKeyRangeOrder Code = 6137401
 	// RecordIDTooLarge: a clustered collection's document whose cluster
 	// key, encoded as its record id, is over 8 MB.
 	RecordIDTooLarge Code = 5894900

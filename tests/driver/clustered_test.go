@@ -345,3 +345,72 @@ func TestCreateIndexesClustered(t *testing.T) {
 		t.Fatalf("%d indexes listed, want the clustered one alone", n)
 	}
 }
+
+// TestClusteredHintAndKeyRange: a clustered collection's clustered index is
+// hinted by its name (not _id_, which names no index there) or key; with
+// that hint min and max follow MongoDB's handleClusteredScanHint: bounds
+// the query's collation cannot compare as the collection's fail with
+// 6137400, and a min not below max with 6137401. listIndexes shows the
+// collection's collation on the clustered index.
+func TestClusteredHintAndKeyRange(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	ctx := t.Context()
+	clustered := bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}, {Key: "name", Value: "byId"}}
+	en := bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "cl"}, {Key: "clusteredIndex", Value: clustered}, {Key: "collation", Value: en}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("cl")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 5}}, bson.D{{Key: "_id", Value: 10}}, bson.D{{Key: "_id", Value: "a"}}, bson.D{{Key: "_id", Value: "b"}}}); err != nil {
+		t.Fatal(err)
+	}
+	find := func(extra ...bson.E) ([]bson.Raw, error) {
+		cmd := append(bson.D{{Key: "find", Value: "cl"}}, extra...)
+		var reply struct {
+			Cursor struct {
+				FirstBatch []bson.Raw `bson:"firstBatch"`
+			} `bson:"cursor"`
+		}
+		err := db.RunCommand(ctx, cmd).Decode(&reply)
+		return reply.Cursor.FirstBatch, err
+	}
+	if docs, err := find(bson.E{Key: "hint", Value: "byId"}); err != nil || len(docs) != 4 {
+		t.Fatalf("hint by the clustered index's name: %d documents, %v", len(docs), err)
+	}
+	_, err := find(bson.E{Key: "hint", Value: "_id_"})
+	requireCode(t, err, 2, "BadValue")
+	idHint := bson.E{Key: "hint", Value: bson.D{{Key: "_id", Value: 1}}}
+	minOf := func(v any) bson.E { return bson.E{Key: "min", Value: bson.D{{Key: "_id", Value: v}}} }
+	maxOf := func(v any) bson.E { return bson.E{Key: "max", Value: bson.D{{Key: "_id", Value: v}}} }
+	if docs, err := find(idHint, minOf(5), maxOf(11)); err != nil || len(docs) != 2 {
+		t.Fatalf("min 5 max 11: %d documents, %v", len(docs), err)
+	}
+	// "a" and "B" compare under the collection's collation
+	if docs, err := find(idHint, minOf("a"), maxOf("C")); err != nil || len(docs) != 2 {
+		t.Fatalf("min a max C: %d documents, %v", len(docs), err)
+	}
+	_, err = find(idHint, minOf(5), maxOf(5))
+	requireError(t, err, 6137401, "Location6137401", "max() must be greater than min()")
+	_, err = find(idHint, minOf("a"), maxOf("C"), bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr_CA"}}})
+	requireError(t, err, 6137400, "Location6137400", "The clustered index is not compatible with the values provided for min/max due to the query collation")
+	cur, err := coll.Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx []bson.Raw
+	if err := cur.All(ctx, &idx); err != nil {
+		t.Fatal(err)
+	}
+	if len(idx) != 1 || idx[0].Lookup("collation", "locale").StringValue() != "en" || idx[0].Lookup("collation", "strength").AsInt64() != 2 {
+		t.Fatalf("listIndexes: %v, want the clustered index with the collection's collation", idx)
+	}
+	var keys []string
+	elems, _ := idx[0].Elements()
+	for _, e := range elems {
+		keys = append(keys, e.Key())
+	}
+	if got := strings.Join(keys, ","); got != "v,key,name,unique,collation,clustered" {
+		t.Errorf("listIndexes fields %s", got)
+	}
+}
