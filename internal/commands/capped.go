@@ -150,14 +150,18 @@ func (s *Service) cloneAsCapped(r *Request, from, to string, size int64) error {
 	if s.Engine.Collection(r.DB, to) != nil {
 		return mongoerr.New(mongoerr.NamespaceExists, "cloneCollectionAsCapped failed - destination collection %s.%s already exists. source collection: %s.%s", r.DB, to, r.DB, from)
 	}
+	if src.Clustered() {
+		// MongoDB's clone keeps the source's options, clusteredIndex
+		// among them, making a capped clustered collection
+		// (capped_utils.cpp cloneCollectionAsCapped), which Folio does
+		// not have.
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support cloning a clustered collection as capped (a capped clustered collection) yet")
+	}
 	opts := src.CurrentOptions()
 	if !opts.Capped {
 		opts.Max = 0
 	}
 	opts.Capped, opts.Size = true, (size+255)/256*256
-	// the clone keeps its documents as a capped collection does, in
-	// insertion order, with the _id index alone
-	opts.ClusteredIndex, opts.ExpireAfterSeconds = nil, nil
 	if err := s.Engine.CreateCollection(r.DB, to, opts); err != nil {
 		return err
 	}

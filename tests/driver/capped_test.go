@@ -69,6 +69,11 @@ func TestCloneAndConvertToCapped(t *testing.T) {
 	if err := db.CreateView(ctx, "v", "src", mongo.Pipeline{}); err != nil {
 		t.Fatal(err)
 	}
+	// MongoDB's clone of a clustered collection keeps its clusteredIndex,
+	// a capped clustered collection Folio does not have
+	if err := run(bson.D{{Key: "create", Value: "clu"}, {Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		cmd  bson.D
 		code int
@@ -82,6 +87,8 @@ func TestCloneAndConvertToCapped(t *testing.T) {
 		{bson.D{{Key: "convertToCapped", Value: "v"}, {Key: "size", Value: 1000}}, 166},
 		{bson.D{{Key: "convertToCapped", Value: "src"}, {Key: "size", Value: 0.9}}, 72},
 		{bson.D{{Key: "convertToCapped", Value: "src"}, {Key: "size", Value: int64(1)<<50 + 1}}, 2},
+		{bson.D{{Key: "convertToCapped", Value: "clu"}, {Key: "size", Value: 1000}}, 238},
+		{bson.D{{Key: "cloneCollectionAsCapped", Value: "clu"}, {Key: "toCollection", Value: "clu2"}, {Key: "size", Value: 1000}}, 238},
 	} {
 		if err := run(tc.cmd); serverCode(err) != tc.code {
 			t.Errorf("%v: %v, want code %d", tc.cmd, err, tc.code)
