@@ -71,7 +71,11 @@ func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, e
 	if bytes.Compare(lo, hi) >= 0 {
 		return nil, mongoerr.New(mongoerr.MinNotBeforeMax, "The value provided for min() does not come before the value provided for max() in the hinted index")
 	}
-	return planner.KeyRange(ix, c.DefaultCollator(), lo, hi, pq), nil
+	p := planner.KeyRange(ix, c.DefaultCollator(), lo, hi, pq)
+	if ix == nil && c.Clustered() {
+		p.RecordRange(q.min, q.max)
+	}
+	return p, nil
 }
 
 // checkClusteredKeyRange applies MongoDB's rules of a min and max with a

@@ -403,9 +403,18 @@ func (s Shape) show(filter bson.Raw) any {
 // clusteredScanStage is the CLUSTERED_IXSCAN of a scan of a clustered
 // collection's documents by _id: the filter, the direction and, when the
 // _id bounds are one interval with values at both ends, the least and
-// greatest _id it reads (minRecord, maxRecord).
+// greatest _id it reads (minRecord, maxRecord); a key range shows the
+// _id values of its min and max, each when given.
 func (p *Plan) clusteredScanStage(s Shape, direction string) bson.D {
 	stage := append(append(bson.D{{Key: "stage", Value: "CLUSTERED_IXSCAN"}}, s.filterOf(s.Filter)...), bson.E{Key: "direction", Value: direction})
+	if p.keyRange {
+		for _, r := range [...]bson.E{{Key: "minRecord", Value: p.minRecord}, {Key: "maxRecord", Value: p.maxRecord}} {
+			if r.Value.(bson.RawValue).Type != 0 {
+				stage = append(stage, r)
+			}
+		}
+		return stage
+	}
 	if len(p.fieldBounds) == 1 && len(p.fieldBounds[0].ivs) == 1 {
 		iv := p.fieldBounds[0].ivs[0]
 		if iv.loVal.Type != 0 && iv.hiVal.Type != 0 {

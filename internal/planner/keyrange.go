@@ -27,6 +27,20 @@ func KeyRange(ix *Index, idColl *collation.Collator, lo, hi []byte, q Query) *Pl
 	return p
 }
 
+// RecordRange records the min and max (either may be empty) a key range
+// of a clustered collection's documents was given: its CLUSTERED_IXSCAN
+// shows their values as minRecord and maxRecord, as MongoDB's bounded
+// collection scan of a hint of the cluster key does.
+func (p *Plan) RecordRange(min, max bson.Raw) {
+	first := func(d bson.Raw) bson.RawValue {
+		if rawdoc.Len(d) == 0 {
+			return bson.RawValue{}
+		}
+		return d.Index(0).Value()
+	}
+	p.minRecord, p.maxRecord = first(min), first(max)
+}
+
 // sortKeyRange sets whether a key range scan yields its sort. No field is
 // pinned to one value, and every field counts as bounded: on a multikey
 // index a range of keys meets a document at a key that need not be its

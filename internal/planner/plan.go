@@ -143,6 +143,9 @@ type Plan struct {
 	distinctPos int
 	// keyRange marks a KeyRange plan: its one interval is the range.
 	keyRange bool
+	// minRecord and maxRecord are the _id values a key range of a
+	// clustered collection's documents was given (RecordRange).
+	minRecord, maxRecord bson.RawValue
 	// multikey is the index's multikey flag the plan was built with; the
 	// query it was built from lets it be rebuilt (Rebuilt).
 	multikey bool

@@ -390,6 +390,31 @@ func TestClusteredHintAndKeyRange(t *testing.T) {
 	if docs, err := find(idHint, minOf("a"), maxOf("C")); err != nil || len(docs) != 2 {
 		t.Fatalf("min a max C: %d documents, %v", len(docs), err)
 	}
+	// the bounded scan's explain shows the bounds' _id values
+	for _, tc := range []struct {
+		bounds []bson.E
+		want   string
+	}{
+		{[]bson.E{minOf(101), maxOf(bson.MaxKey{})}, `{"minRecord": {"$numberInt":"101"},"maxRecord": {"$maxKey":1}}`},
+		{[]bson.E{minOf(bson.MinKey{}), maxOf(-2)}, `{"minRecord": {"$minKey":1},"maxRecord": {"$numberInt":"-2"}}`},
+		{[]bson.E{minOf(7)}, `{"minRecord": {"$numberInt":"7"}}`},
+	} {
+		var out bson.Raw
+		cmd := append(bson.D{{Key: "find", Value: "cl"}, idHint}, tc.bounds...)
+		if err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}}).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		plan := out.Lookup("queryPlanner", "winningPlan").Document()
+		got := bson.D{}
+		for _, k := range []string{"minRecord", "maxRecord"} {
+			if v := plan.Lookup(k); v.Type != 0 {
+				got = append(got, bson.E{Key: k, Value: v})
+			}
+		}
+		if g, _ := bson.Marshal(got); plan.Lookup("stage").StringValue() != "CLUSTERED_IXSCAN" || bson.Raw(g).String() != tc.want {
+			t.Errorf("explain of %v: %s, want CLUSTERED_IXSCAN with %s", tc.bounds, plan, tc.want)
+		}
+	}
 	_, err = find(idHint, minOf(5), maxOf(5))
 	requireError(t, err, 6137401, "Location6137401", "max() must be greater than min()")
 	_, err = find(idHint, minOf("a"), maxOf("C"), bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr_CA"}}})
