@@ -322,7 +322,17 @@ func (e *Engine) planChecked(ctx context.Context, c *Collection, q compiledFind,
 		natural = q.sort.Natural()
 	}
 	if natural != 0 {
-		p := planner.NaturalScan(natural, q.sort != nil && q.sort.Natural() != 0)
+		sorted := q.sort != nil && q.sort.Natural() != 0
+		if c.Clustered() && c.shard == nil {
+			// A clustered collection's natural order is its _id order:
+			// MongoDB's collection scan bounds itself by the filter's
+			// _id range (buildCollscanSoln), a CLUSTERED_IXSCAN in the
+			// direction asked.
+			p := planner.Candidates(planCatalog{c, q.strict}, planner.Query{Filter: q.filter, IDCollation: c.DefaultCollator(), Clustered: true, HintID: true})[0]
+			p.Reverse, p.Sorted = natural < 0, sorted
+			return p, nil, nil
+		}
+		p := planner.NaturalScan(natural, sorted)
 		if c.capped != nil {
 			p.UseNatural()
 		}

@@ -197,9 +197,25 @@ func (p *Plan) Fetches() bool { return p.Index != nil || p.Natural }
 func (p *Plan) HasChecks() bool { return p.checks != nil }
 
 // StartAfter makes p, a forward scan of the document store, start after
-// the document whose encoded _id is id (a resumed scan).
+// the document whose encoded _id is id (a resumed scan); a scan bounded by
+// _id intervals (a clustered collection's) keeps what of them lies past it.
 func (p *Plan) StartAfter(id []byte) {
-	p.Intervals = []Interval{{Lo: append(slices.Clip(id), 0)}}
+	from := append(slices.Clip(id), 0)
+	if p.Intervals == nil {
+		p.Intervals = []Interval{{Lo: from}}
+		return
+	}
+	kept := []Interval{}
+	for _, iv := range p.Intervals {
+		if len(iv.Hi) > 0 && bytes.Compare(iv.Hi, from) <= 0 {
+			continue
+		}
+		if bytes.Compare(iv.Lo, from) < 0 {
+			iv.Lo = from
+		}
+		kept = append(kept, iv)
+	}
+	p.Intervals = kept
 }
 
 // UseNatural turns a plain scan of a capped collection into a scan of its

@@ -439,3 +439,58 @@ func TestClusteredHintAndKeyRange(t *testing.T) {
 		t.Errorf("listIndexes fields %s", got)
 	}
 }
+
+// TestClusteredNaturalBounds: a clustered collection's natural order is
+// its _id order, so a $natural hint or sort scans the filter's _id range
+// alone, a CLUSTERED_IXSCAN in the direction asked (MongoDB's
+// buildCollscanSoln, clustered_collection_hint_common.js); a resumed scan
+// keeps those bounds.
+func TestClusteredNaturalBounds(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	ctx := t.Context()
+	clustered := bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "cl"}, {Key: "clusteredIndex", Value: clustered}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var docs []any
+	for i := range 20 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}})
+	}
+	if _, err := db.Collection("cl").InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	var out bson.Raw
+	explain := bson.D{{Key: "delete", Value: "cl"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 12}}}, {Key: "limit", Value: 0}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: -1}}}}}}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: explain}}).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	scan := out.Lookup("queryPlanner", "winningPlan", "inputStage").Document()
+	if scan.Lookup("stage").StringValue() != "CLUSTERED_IXSCAN" || scan.Lookup("direction").StringValue() != "backward" ||
+		scan.Lookup("minRecord").AsInt64() != 12 || scan.Lookup("maxRecord").AsInt64() != 12 {
+		t.Errorf("explain of a delete hinted $natural: -1: %s", out.Lookup("queryPlanner", "winningPlan"))
+	}
+	natural := func(cmd bson.D) ([]bson.Raw, bson.Raw) {
+		var reply struct {
+			Cursor struct {
+				FirstBatch []bson.Raw `bson:"firstBatch"`
+				Token      bson.Raw   `bson:"postBatchResumeToken"`
+			} `bson:"cursor"`
+		}
+		if err := db.RunCommand(ctx, cmd).Decode(&reply); err != nil {
+			t.Fatal(err)
+		}
+		return reply.Cursor.FirstBatch, reply.Cursor.Token
+	}
+	below := bson.E{Key: "filter", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 5}}}}}
+	got, _ := natural(bson.D{{Key: "find", Value: "cl"}, below, {Key: "sort", Value: bson.D{{Key: "$natural", Value: -1}}}})
+	if len(got) != 5 || got[0].Lookup("_id").AsInt64() != 4 {
+		t.Errorf("$natural: -1 sort of _id < 5: %v", got)
+	}
+	hint := bson.E{Key: "hint", Value: bson.D{{Key: "$natural", Value: 1}}}
+	first, token := natural(bson.D{{Key: "find", Value: "cl"}, below, hint, {Key: "$_requestResumeToken", Value: true}, {Key: "batchSize", Value: 2}})
+	rest, _ := natural(bson.D{{Key: "find", Value: "cl"}, below, hint, {Key: "$_requestResumeToken", Value: true}, {Key: "$_resumeAfter", Value: token}})
+	if len(first) != 2 || len(rest) != 3 || rest[2].Lookup("_id").AsInt64() != 4 {
+		t.Errorf("resumed scan of _id < 5: %v then %v", first, rest)
+	}
+}
