@@ -380,14 +380,8 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool, sort *query.Sort) {
 	id := true
 	for _, el := range elems {
 		key, v := el.Key(), el.Value()
-		var on bool
-		switch {
-		case v.Type == bson.TypeBoolean:
-			on = v.Boolean()
-		case values.IsNumber(v.Type):
-			f, _ := values.Float64(v)
-			on = f != 0
-		default:
+		on, ok := projectionFlag(v)
+		if !ok {
 			return
 		}
 		if key == "_id" {

@@ -179,14 +179,8 @@ func simpleInclusion(spec bson.Raw) bool {
 		if strings.ContainsAny(key, ".$") {
 			return false
 		}
-		var on bool
-		switch {
-		case v.Type == bson.TypeBoolean:
-			on = v.Boolean()
-		case values.IsNumber(v.Type):
-			f, _ := values.Float64(v)
-			on = f != 0
-		default:
+		on, ok := projectionFlag(v)
+		if !ok {
 			return false
 		}
 		switch {
@@ -197,6 +191,20 @@ func simpleInclusion(spec bson.Raw) bool {
 		}
 	}
 	return include
+}
+
+// projectionFlag reads a projection field's value that is a truth value:
+// a boolean or a number (included unless zero); ok is false for any other
+// value (an expression, $meta, a positional or array operator).
+func projectionFlag(v bson.RawValue) (on, ok bool) {
+	switch {
+	case v.Type == bson.TypeBoolean:
+		return v.Boolean(), true
+	case values.IsNumber(v.Type):
+		f, _ := values.Float64(v)
+		return f != 0, true
+	}
+	return false, false
 }
 
 // ExplainNumber is a number as MongoDB's explain appends it

@@ -239,6 +239,73 @@ func (u Unpacking) keeps(f string) bool {
 	return slices.Contains(u.Fields, f) == u.Include
 }
 
+// unpackCodes are the codes with which an unpacking stage refuses a bad
+// timeField, metaField or assumeNoMixedSchemaData: the two stages read the
+// three fields alike, each with codes of its own.
+type unpackCodes struct {
+	timeNotString, metaNotString, metaDotted, assumeCleanNotBool mongoerr.Code
+}
+
+var (
+	internalUnpackCodes = unpackCodes{mongoerr.UnpackTimeFieldNotString, mongoerr.UnpackMetaFieldNotString, mongoerr.UnpackMetaFieldDotted, mongoerr.UnpackAssumeCleanNotBool}
+	externalUnpackCodes = unpackCodes{mongoerr.UnpackBucketTimeFieldNotString, mongoerr.UnpackBucketMetaFieldNotString, mongoerr.UnpackBucketMetaFieldDotted, mongoerr.UnpackBucketAssumeCleanNotBool}
+)
+
+// read sets u's field key (timeField, metaField or
+// assumeNoMixedSchemaData) from v.
+func (c unpackCodes) read(key string, v bson.RawValue, u *Unpacking) error {
+	switch key {
+	case "timeField":
+		s, ok := v.StringValueOK()
+		if !ok {
+			return mongoerr.New(c.timeNotString, "timeField field must be a string, got: %s", values.TypeName(v.Type))
+		}
+		u.TimeField = s
+	case "metaField":
+		s, ok := v.StringValueOK()
+		if !ok {
+			return mongoerr.New(c.metaNotString, "metaField field must be a string, got: %s", values.TypeName(v.Type))
+		}
+		if strings.Contains(s, ".") {
+			return mongoerr.New(c.metaDotted, "metaField field must be a single-element field path")
+		}
+		u.MetaField = s
+	default:
+		b, ok := v.BooleanOK()
+		if !ok {
+			return mongoerr.New(c.assumeCleanNotBool, "assumeClean field must be a bool, got: %s", values.TypeName(v.Type))
+		}
+		u.OneSchema = b
+	}
+	return nil
+}
+
+// fieldNames reads an unpacking parameter (what) that is an array of
+// top-level field names, refusing another value, an element that is not
+// a string, or a dotted one, with the parameter's codes.
+func fieldNames(v bson.RawValue, what string, notArray, notString, dotted mongoerr.Code) ([]string, error) {
+	arr, ok := v.ArrayOK()
+	if !ok {
+		return nil, mongoerr.New(notArray, "%s field must be an array, got: %s", what, values.TypeName(v.Type))
+	}
+	vals, err := arr.Values()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(vals))
+	for _, f := range vals {
+		s, ok := f.StringValueOK()
+		if !ok {
+			return nil, mongoerr.New(notString, "%s field element must be a string, got: %s", what, values.TypeName(f.Type))
+		}
+		if strings.Contains(s, ".") {
+			return nil, mongoerr.New(dotted, "%s field element must be a single-element field path", what)
+		}
+		names = append(names, s)
+	}
+	return names, nil
+}
+
 // ParseUnpackSpec reads the argument of $_internalUnpackBucket as MongoDB
 // 7.0's DocumentSourceInternalUnpackBucket::createFromBsonInternal does,
 // field by field in order and with its codes; timeField and
@@ -261,48 +328,21 @@ func ParseUnpackSpec(d bson.Raw) (Unpacking, error) {
 			if hasFields {
 				return u, mongoerr.New(mongoerr.UnpackIncludeAndExclude, "The $_internalUnpackBucket stage expects at most one of include/exclude parameters to be specified")
 			}
-			arr, ok := v.ArrayOK()
-			if !ok {
-				return u, mongoerr.New(mongoerr.UnpackFieldsNotArray, "include or exclude field must be an array, got: %s", values.TypeName(v.Type))
-			}
-			vals, err := arr.Values()
+			names, err := fieldNames(v, "include or exclude", mongoerr.UnpackFieldsNotArray, mongoerr.UnpackFieldNotString, mongoerr.UnpackFieldDotted)
 			if err != nil {
 				return u, err
 			}
-			for _, f := range vals {
-				s, ok := f.StringValueOK()
-				if !ok {
-					return u, mongoerr.New(mongoerr.UnpackFieldNotString, "include or exclude field element must be a string, got: %s", values.TypeName(f.Type))
-				}
-				if strings.Contains(s, ".") {
-					return u, mongoerr.New(mongoerr.UnpackFieldDotted, "include or exclude field element must be a single-element field path")
-				}
+			for _, s := range names {
 				if !slices.Contains(u.Fields, s) {
 					u.Fields = append(u.Fields, s)
 				}
 			}
 			u.Include, hasFields = key == "include", true
-		case "assumeNoMixedSchemaData":
-			b, ok := v.BooleanOK()
-			if !ok {
-				return u, mongoerr.New(mongoerr.UnpackAssumeCleanNotBool, "assumeClean field must be a bool, got: %s", values.TypeName(v.Type))
+		case "assumeNoMixedSchemaData", "timeField", "metaField":
+			if err := internalUnpackCodes.read(key, v, &u); err != nil {
+				return u, err
 			}
-			u.OneSchema = b
-		case "timeField":
-			s, ok := v.StringValueOK()
-			if !ok {
-				return u, mongoerr.New(mongoerr.UnpackTimeFieldNotString, "timeField field must be a string, got: %s", values.TypeName(v.Type))
-			}
-			u.TimeField, hasTime = s, true
-		case "metaField":
-			s, ok := v.StringValueOK()
-			if !ok {
-				return u, mongoerr.New(mongoerr.UnpackMetaFieldNotString, "metaField field must be a string, got: %s", values.TypeName(v.Type))
-			}
-			if strings.Contains(s, ".") {
-				return u, mongoerr.New(mongoerr.UnpackMetaFieldDotted, "metaField field must be a single-element field path")
-			}
-			u.MetaField = s
+			hasTime = hasTime || key == "timeField"
 		case "bucketMaxSpanSeconds":
 			n, ok := v.Int32OK()
 			if !ok {
@@ -313,24 +353,11 @@ func ParseUnpackSpec(d bson.Raw) (Unpacking, error) {
 			}
 			u.BucketMaxSpanSeconds, hasSpan = int64(n), true
 		case "computedMetaProjFields":
-			arr, ok := v.ArrayOK()
-			if !ok {
-				return u, mongoerr.New(mongoerr.UnpackComputedNotArray, "computedMetaProjFields field must be an array, got: %s", values.TypeName(v.Type))
-			}
-			vals, err := arr.Values()
+			names, err := fieldNames(v, "computedMetaProjFields", mongoerr.UnpackComputedNotArray, mongoerr.UnpackComputedNotString, mongoerr.UnpackComputedDotted)
 			if err != nil {
 				return u, err
 			}
-			for _, f := range vals {
-				s, ok := f.StringValueOK()
-				if !ok {
-					return u, mongoerr.New(mongoerr.UnpackComputedNotString, "computedMetaProjFields field element must be a string, got: %s", values.TypeName(f.Type))
-				}
-				if strings.Contains(s, ".") {
-					return u, mongoerr.New(mongoerr.UnpackComputedDotted, "computedMetaProjFields field element must be a single-element field path")
-				}
-				u.Computed = append(u.Computed, s)
-			}
+			u.Computed = append(u.Computed, names...)
 		case "includeMinTimeAsMetadata", "includeMaxTimeAsMetadata", "usesExtendedRange", "fixedBuckets":
 			b, ok := v.BooleanOK()
 			if !ok {
@@ -381,27 +408,11 @@ func ParseExternalUnpackSpec(d bson.Raw) (Unpacking, error) {
 	for _, el := range elems {
 		v, key := el.Value(), el.Key()
 		switch key {
-		case "timeField":
-			s, ok := v.StringValueOK()
-			if !ok {
-				return u, mongoerr.New(mongoerr.UnpackBucketTimeFieldNotString, "timeField field must be a string, got: %s", values.TypeName(v.Type))
+		case "timeField", "metaField", "assumeNoMixedSchemaData":
+			if err := externalUnpackCodes.read(key, v, &u); err != nil {
+				return u, err
 			}
-			u.TimeField, hasTime = s, true
-		case "metaField":
-			s, ok := v.StringValueOK()
-			if !ok {
-				return u, mongoerr.New(mongoerr.UnpackBucketMetaFieldNotString, "metaField field must be a string, got: %s", values.TypeName(v.Type))
-			}
-			if strings.Contains(s, ".") {
-				return u, mongoerr.New(mongoerr.UnpackBucketMetaFieldDotted, "metaField field must be a single-element field path")
-			}
-			u.MetaField = s
-		case "assumeNoMixedSchemaData":
-			b, ok := v.BooleanOK()
-			if !ok {
-				return u, mongoerr.New(mongoerr.UnpackBucketAssumeCleanNotBool, "assumeClean field must be a bool, got: %s", values.TypeName(v.Type))
-			}
-			u.OneSchema = b
+			hasTime = hasTime || key == "timeField"
 		default:
 			return u, mongoerr.New(mongoerr.UnpackBucketUnknownParameter, "unrecognized parameter to %s: %s", ExternalUnpackStage, key)
 		}
