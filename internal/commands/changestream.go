@@ -166,7 +166,7 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	bs := &boundSource{Source: csc, ctx: b}
 	c := openCursor(r, r.DB, nsColl, bs)
 	c.Tailable = true
-	c.Await = func(ctx context.Context, timeout time.Duration) { s.Engine.WaitOplog(ctx, src.next-1, timeout) }
+	c.Await = func(ctx context.Context, timeout time.Duration) { s.Engine.WaitOplog(ctx, src.next-1, timeout, true) }
 	n := a.batchSize
 	if n == noBatchSize {
 		n = defaultFirstBatch
@@ -269,7 +269,8 @@ func (cs *changeStreamSource) Next() (bson.Raw, error) {
 		if cs.stream.Invalidated {
 			return nil, nil
 		}
-		last := cs.eng.OplogLast()
+		// majority committed entries only, which no crash takes away
+		last := cs.eng.OplogMajority()
 		if cs.next > last {
 			return nil, nil
 		}

@@ -194,14 +194,19 @@ func (s *Service) memberFields(st topologyState, writable string) bson.D {
 }
 
 // lastWrite is hello's lastWrite: the optime of the newest oplog entry
-// and its date (in whole seconds, as MongoDB gives it), which the set's
-// majority, its one member, has too.
+// and its date (in whole seconds, as MongoDB gives it), and those of the
+// newest the set's majority, its one member, has on disk
+// (Engine.OplogMajority).
 func (s *Service) lastWrite() bson.D {
-	last := clock.Time(s.Engine.OplogLast())
-	opTime := bson.D{{Key: "ts", Value: bson.Timestamp{T: last.Secs(), I: last.Inc()}}, {Key: "t", Value: int64(term)}}
-	date := bson.NewDateTimeFromTime(time.Unix(int64(last.Secs()), 0))
-	return bson.D{{Key: "opTime", Value: opTime}, {Key: "lastWriteDate", Value: date},
-		{Key: "majorityOpTime", Value: opTime}, {Key: "majorityWriteDate", Value: date}}
+	opTime := func(st uint64) (bson.D, bson.DateTime) {
+		t := clock.Time(st)
+		return bson.D{{Key: "ts", Value: bson.Timestamp{T: t.Secs(), I: t.Inc()}}, {Key: "t", Value: int64(term)}},
+			bson.NewDateTimeFromTime(time.Unix(int64(t.Secs()), 0))
+	}
+	maj, majDate := opTime(s.Engine.OplogMajority()) // first: at most last
+	last, lastDate := opTime(s.Engine.OplogLast())
+	return bson.D{{Key: "opTime", Value: last}, {Key: "lastWriteDate", Value: lastDate},
+		{Key: "majorityOpTime", Value: maj}, {Key: "majorityWriteDate", Value: majDate}}
 }
 
 // version is st's topologyVersion in hello's shape.

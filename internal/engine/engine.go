@@ -261,7 +261,8 @@ func (e *Engine) Close() error {
 }
 
 // flushJournal syncs, every JournalInterval, the writes acknowledged
-// without waiting for the disk.
+// without waiting for the disk, and the oplog entries a sync that began
+// before their commit missed, which are not majority committed until then.
 func (e *Engine) flushJournal() {
 	defer close(e.done)
 	t := time.NewTicker(JournalInterval)
@@ -269,7 +270,7 @@ func (e *Engine) flushJournal() {
 	for {
 		select {
 		case <-t.C:
-			if e.opts.Durability == DurableOnRequest && e.dirty.Swap(false) {
+			if e.dirty.Swap(false) && e.opts.Durability == DurableOnRequest || e.oplog.majorityLags() {
 				if err := e.kv.Sync(); err != nil {
 					e.log.Error("journal sync", "err", err)
 				}

@@ -40,8 +40,12 @@ const DefaultOplogSize = 990 << 20
 // oplogState is the engine's view of the oplog.
 type oplogState struct {
 	stamps storage.Stamps
-	limit  int64
-	uuid   [16]byte // see keyOplogUUID
+	// durable is the store's durable stamps when a commit may be visible
+	// before it is on disk (nil otherwise, and with DurableNever, which
+	// gives durability up): what a crash may take away is past them.
+	durable storage.DurableStamps
+	limit   int64
+	uuid    [16]byte // see keyOplogUUID
 	// scans counts the finds that read the oplog.
 	scans ScanCounts
 	// staged is the bytes of the entries this engine staged since its
@@ -109,6 +113,9 @@ func (e *Engine) openOplog() error {
 		return nil
 	}
 	o := &oplogState{stamps: stamps, limit: e.opts.OplogSize}
+	if d, ok := storage.As[storage.DurableStamps](e.kv); ok && e.opts.Durability != DurableNever {
+		o.durable = d
+	}
 	o.scans.up = &e.scans
 	if o.limit <= 0 {
 		o.limit = DefaultOplogSize
@@ -138,14 +145,17 @@ func (e *Engine) openOplog() error {
 	e.oplog = o
 	if last != 0 {
 		stamps.AdvanceStamp(last)
-		return nil
-	}
-	return e.retry(context.Background(), func(tx storage.Txn) error {
+	} else if err := e.retry(context.Background(), func(tx storage.Txn) error {
 		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: initiatingSet}, oplog.Session{}); err != nil {
 			return err
 		}
 		return tx.Commit()
-	})
+	}); err != nil {
+		return err
+	}
+	// what the store recovered, or the first entry, is majority committed
+	// once on disk
+	return e.kv.Sync()
 }
 
 // oplogUUID reads the oplog's UUID into o, making it on a store that has
@@ -607,6 +617,36 @@ func (e *Engine) OplogLast() uint64 {
 	return last
 }
 
+// OplogMajority is a stamp up to which every entry is majority committed:
+// readable and on disk, so that no crash takes it away, as a one-member
+// set's majority commit point with its journal (at most OplogLast; with
+// DurableNever, or a store whose commits are durable, OplogLast). A
+// change stream returns no entry past it, as MongoDB's reads majority
+// committed entries only.
+func (e *Engine) OplogMajority() uint64 {
+	st, _ := e.oplog.majority()
+	return st
+}
+
+// majority is OplogMajority and a channel closed once it may have moved.
+func (o *oplogState) majority() (uint64, <-chan struct{}) {
+	if o.durable == nil {
+		return o.stamps.LastStamp()
+	}
+	return o.durable.DurableStamp()
+}
+
+// majorityLags reports whether an entry is readable that is not majority
+// committed (not yet on disk).
+func (o *oplogState) majorityLags() bool {
+	if o == nil || o.durable == nil {
+		return false
+	}
+	last, _ := o.stamps.LastStamp()
+	st, _ := o.durable.DurableStamp()
+	return st < last
+}
+
 // OplogOldest is the stamp of the oldest entry kept (0: none), read from
 // the store: on a shared store another frontend may have truncated the
 // oplog. whole reports that no entry was ever truncated: the oldest is
@@ -717,13 +757,17 @@ func scanOplogKeys(r storage.Reader, from, to uint64, reverse, docs bool, fn fun
 	return firstErr(it.Error(), it.Close())
 }
 
-// WaitOplog blocks until an entry after stamp after is readable, timeout
-// passes or ctx ends.
-func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Duration) {
+// WaitOplog blocks until an entry after stamp after is readable (and
+// majority committed, when majority: see OplogMajority), timeout passes or
+// ctx ends.
+func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Duration, majority bool) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		last, next := e.oplog.stamps.LastStamp()
+		if majority {
+			last, next = e.oplog.majority()
+		}
 		if last > after {
 			if _, found, err := e.FirstOplogStamp(after+1, last); found || err != nil {
 				return // the read that follows meets the error

@@ -113,7 +113,7 @@ func tsLowerBound(filter bson.Raw) uint64 {
 // Wait blocks until an entry after the last one read is applied, timeout
 // passes or ctx ends (a tailable, awaitData cursor's getMore).
 func (c *OplogCursor) Wait(ctx context.Context, timeout time.Duration) {
-	c.src.e.WaitOplog(ctx, c.src.next-1, timeout)
+	c.src.e.WaitOplog(ctx, c.src.next-1, timeout, false)
 }
 
 // oplogSource yields oplog entries in pages: forward from next up to to

@@ -300,6 +300,15 @@ type Stamps interface {
 // StampsOf returns kv's Stamps (see As), and whether it has any.
 func StampsOf(kv KV) (Stamps, bool) { return As[Stamps](kv) }
 
+// DurableStamps is implemented by a Stamps store whose commits become
+// visible before they are on disk (Pebble's, where Sync makes them
+// durable): a crash may take away what is past DurableStamp.
+type DurableStamps interface {
+	// DurableStamp is a stamp up to which every stamped key is on disk
+	// (at most LastStamp's), and a channel closed once a later one may be.
+	DurableStamp() (uint64, <-chan struct{})
+}
+
 // Compacter is implemented by stores that can compact a key range on
 // request (the compact command).
 type Compacter interface {

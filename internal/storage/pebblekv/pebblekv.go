@@ -250,13 +250,19 @@ func (d *DB) NewSnapshot() storage.Snapshot { return snapshot{d.db.NewSnapshot()
 const batchRetained = 4 << 20
 
 // Sync implements storage.KV: an empty synced WAL record forces every
-// earlier commit to disk. An in-memory store has no log and nothing to
-// make durable.
+// earlier commit to disk, so every stamp applied before it is durable
+// (DurableStamp). An in-memory store has no log and nothing to make
+// durable.
 func (d *DB) Sync() error {
 	if d.inMemory {
 		return nil
 	}
-	return d.db.LogData(nil, pebble.Sync)
+	last, _ := d.LastStamp()
+	if err := d.db.LogData(nil, pebble.Sync); err != nil {
+		return err
+	}
+	d.stamps.synced(last)
+	return nil
 }
 
 // EstimateDiskUsage implements storage.DiskUsageEstimator: the size of the

@@ -19,6 +19,11 @@ type stamps struct {
 	mu    sync.Mutex
 	last  uint64
 	next  chan struct{} // closed when a commit after last is applied
+	// durable is the last stamp applied when the latest Sync began, which
+	// that Sync put on disk with every earlier commit; durableNext is
+	// closed when it moves.
+	durable     uint64
+	durableNext chan struct{}
 	// refs is the store's storage.StampRefStore lock.
 	refs sync.RWMutex
 }
@@ -27,7 +32,7 @@ func newStamps(c clock.Source) *stamps {
 	if c == nil {
 		c = clock.New(nil)
 	}
-	return &stamps{clock: c, next: make(chan struct{})}
+	return &stamps{clock: c, next: make(chan struct{}), durableNext: make(chan struct{})}
 }
 
 // stampedWrite is one SetStamped call waiting for its commit: its value
@@ -92,6 +97,31 @@ func (d *DB) LastStamp() (uint64, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last, s.next
+}
+
+// synced publishes st, the last stamp applied before a sync of the log
+// began, as durable.
+func (s *stamps) synced(st uint64) {
+	s.mu.Lock()
+	if st > s.durable {
+		s.durable = st
+		close(s.durableNext)
+		s.durableNext = make(chan struct{})
+	}
+	s.mu.Unlock()
+}
+
+// DurableStamp implements storage.DurableStamps: the stamp the latest Sync
+// made durable; in memory, where nothing is ever on disk and nothing is
+// lost but by the end of the process, LastStamp.
+func (d *DB) DurableStamp() (uint64, <-chan struct{}) {
+	if d.inMemory {
+		return d.LastStamp()
+	}
+	s := d.stamps
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.durable, s.durableNext
 }
 
 // AdvanceStamp implements storage.Stamps.
@@ -175,6 +205,7 @@ func patchRefs(b *pebble.Batch, refs []stampRef, writes []stampedWrite) {
 
 var (
 	_ storage.Stamps        = (*DB)(nil)
+	_ storage.DurableStamps = (*DB)(nil)
 	_ storage.StampRefTxn   = (*txn)(nil)
 	_ storage.StampRefStore = (*DB)(nil)
 )

@@ -152,3 +152,41 @@ func TestSetStampedChain(t *testing.T) {
 		t.Fatal("a chained value without room for the previous stamp was taken")
 	}
 }
+
+// A commit's stamp is durable once a Sync after it returns, not before;
+// in memory, where nothing is ever on disk, every stamp applied is.
+func TestDurableStamp(t *testing.T) {
+	for _, inMemory := range []bool{false, true} {
+		db, err := Open(t.TempDir(), Options{InMemory: inMemory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.(storage.StampedTxn).SetStamped([]byte("o"), stampValue{}); err != nil {
+			t.Fatal(err)
+		}
+		_, moved := db.DurableStamp()
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		last, _ := db.LastStamp()
+		if durable, _ := db.DurableStamp(); inMemory && durable != last || !inMemory && durable >= last {
+			t.Fatalf("in memory %v: durable stamp %d after a commit stamped %d, before a sync", inMemory, durable, last)
+		}
+		if err := db.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if durable, _ := db.DurableStamp(); durable != last {
+			t.Fatalf("in memory %v: durable stamp %d after a sync, want %d", inMemory, durable, last)
+		}
+		select {
+		case <-moved:
+		default:
+			t.Fatalf("in memory %v: the durable stamp moved and its channel is open", inMemory)
+		}
+	}
+}
