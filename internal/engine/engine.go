@@ -175,7 +175,12 @@ type Engine struct {
 	// retiring is set while retireAbandoned runs; jobs counts the
 	// background jobs Close waits for.
 	retiring atomic.Bool
-	jobs     sync.WaitGroup
+	// leftBehind holds the indexes Open found in a build's or drop's
+	// states under this frontend's id: a process before this one (a
+	// crashed server, on Pebble always) left them midway, and no build of
+	// this engine moves them. Set before Open returns, read only after.
+	leftBehind map[indexRef]bool
+	jobs       sync.WaitGroup
 	// resolving is set while resolveGarbage runs in the background, and
 	// resolveAgain when it should run once more. startJobs guards closed,
 	// set once Close waits for the jobs: no job starts after.
@@ -225,6 +230,7 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.leftBehind = e.ownUnfinished()
 	if err := e.heartbeat(); err != nil {
 		return nil, err
 	}
@@ -239,6 +245,9 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 	}
 	go e.flushJournal()
 	go e.runHeartbeat()
+	if len(e.leftBehind) > 0 && e.RunsJobs() {
+		e.retireAbandonedInBackground()
+	}
 	return e, nil
 }
 

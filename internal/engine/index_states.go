@@ -556,9 +556,36 @@ func putEntry(w kvWriter, db, name string, ent catalogEntry) error {
 	return w.Set(catalogKey(db, name), v)
 }
 
+// indexRef names an index of a collection incarnation.
+type indexRef struct {
+	coll [16]byte // the collection's UUID
+	id   uint32
+}
+
+// ownUnfinished is the indexes of the catalog loaded in a build's or
+// drop's states by this frontend's id: at Open, those a process before
+// this one left (Engine.leftBehind).
+func (e *Engine) ownUnfinished() map[indexRef]bool {
+	e.cat.mu.RLock()
+	defer e.cat.mu.RUnlock()
+	var left map[indexRef]bool
+	for _, c := range e.cat.colls {
+		for _, ix := range c.Building() {
+			if ix.builder == e.frontendID {
+				if left == nil {
+					left = map[indexRef]bool{}
+				}
+				left[indexRef{c.UUID, ix.ID}] = true
+			}
+		}
+	}
+	return left
+}
+
 // retireAbandoned retires the indexes left in a build's or drop's states
-// by a frontend whose lease expired (it stopped midway): the jobs-lease
-// holder runs it. Their entries are removed as a drop's.
+// by a frontend whose lease expired (it stopped midway), or by this
+// frontend's previous process (leftBehind): the jobs-lease holder runs
+// it. Their entries are removed as a drop's.
 func (e *Engine) retireAbandoned() error {
 	live, err := e.liveFrontends()
 	if err != nil {
@@ -576,7 +603,7 @@ func (e *Engine) retireAbandoned() error {
 	for _, c := range colls {
 		var retired []uint32
 		for _, ix := range c.Building() {
-			if live[ix.builder] || slices.Contains(retired, ix.ID) {
+			if live[ix.builder] && !e.leftBehind[indexRef{c.UUID, ix.ID}] || slices.Contains(retired, ix.ID) {
 				continue
 			}
 			// A two-phase build's indexes go together, so that its
@@ -590,6 +617,9 @@ func (e *Engine) retireAbandoned() error {
 			retired = append(retired, ids...)
 			e.log.Warn("retiring an index its builder abandoned", "ns", c.ns, "index", ix.Name, "state", ix.state.String(), "builder", ix.builder)
 			cause := mongoerr.New(mongoerr.IndexBuildAborted, "index build abandoned: frontend %s stopped renewing its lease", ix.builder)
+			if live[ix.builder] {
+				cause = mongoerr.New(mongoerr.IndexBuildAborted, "index build abandoned: the server stopped before it finished")
+			}
 			if err := e.retireIndexes(c, ids, ix.state, cause); !errors.Is(err, errStateChanged) {
 				// errStateChanged: its builder, back, or another
 				// frontend retires it.
