@@ -111,7 +111,7 @@ func checkTxnPipeline(p bson.RawArray) error {
 // queryPlanner verbosity) rather than run.
 func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
-	b := &binding{r.Ctx}
+	b := &binding{r.Ctx, r.op}
 	if p, _ := r.args.value("pipeline").ArrayOK(); r.Txn != nil {
 		if err := checkTxnPipeline(p); err != nil {
 			return nil, err
@@ -642,6 +642,18 @@ func collationDoc(c *collation.Collator) bson.Raw {
 	return c.Document()
 }
 
+// writeOptions are the options of the pipeline's writes ($out, $merge):
+// the command's write concern, whose wait for durability they leave to
+// the command reading the pipeline now (deferDurable), once per command
+// rather than once per document.
+func (env engineEnv) writeOptions() engine.WriteOptions {
+	wo := engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx, BypassValidation: env.bypass}
+	if b, ok := env.ctx.(*binding); ok {
+		deferDurable(b.op, &wo)
+	}
+	return wo
+}
+
 func (env engineEnv) Insert(db, coll string, docs []bson.Raw, ordered bool) (int, error) {
 	if len(docs) == 0 {
 		if env.e.Collection(db, coll) != nil {
@@ -653,7 +665,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw, ordered bool) (int
 		}
 		return -1, err
 	}
-	_, werrs, err := env.e.Insert(db, coll, docs, ordered, engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx, BypassValidation: env.bypass})
+	_, werrs, err := env.e.Insert(db, coll, docs, ordered, env.writeOptions())
 	if err != nil {
 		return -1, err
 	}
@@ -668,7 +680,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw, ordered bool) (int
 // MongoDB's PipelineExecutor stores a pipeline's result.
 func (env engineEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw, fromPipeline bool) error {
 	filter := marshal(bson.D{{Key: "_id", Value: id}})
-	spec := engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx, BypassValidation: env.bypass}}
+	spec := engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: env.writeOptions()}
 	if fromPipeline {
 		spec.Update = marshal(bson.D{{Key: "0", Value: bson.D{{Key: "$replaceWith", Value: bson.D{{Key: "$literal", Value: doc}}}}}})
 		spec.Pipeline = true

@@ -184,7 +184,7 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 		if ended = readAll && src.ended() && !c.Holding(); ended {
 			return 0
 		}
-		b.bind(context.Background())
+		b.bind(context.Background(), nil)
 		s.addCursor(r, c)
 		return c.ID
 	})

@@ -58,6 +58,10 @@ type activeOp struct {
 	// goroutine touches them.
 	stats engine.OpStats
 	out   opOutcome
+	// owesDurable is set by a write outside a transaction that left its
+	// wait for durability to the command (deferDurable): run waits once
+	// the command is done. Only the operation's goroutine touches it.
+	owesDurable bool
 	// awaitingFsync is set while the operation waits for the fsync lock.
 	awaitingFsync atomic.Bool
 

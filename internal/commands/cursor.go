@@ -262,7 +262,7 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 		if dl, ok := r.Ctx.Deadline(); ok {
 			bs.limited, bs.left = true, time.Until(dl)
 		}
-		b.bind(context.Background())
+		b.bind(context.Background(), nil)
 		s.addCursor(r, c)
 		return c.ID
 	}
@@ -327,7 +327,7 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc tailSource, b *b
 		if empty {
 			return 0
 		}
-		b.bind(context.Background())
+		b.bind(context.Background(), nil)
 		s.addCursor(r, c)
 		return c.ID
 	})

@@ -144,7 +144,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return s.findView(r, coll, a)
 	}
-	b := &binding{r.Ctx}
+	b := &binding{r.Ctx, r.op}
 	a.Ctx = b
 	a.Let = s.withScripts(a.Let, r, b)
 	if r.DB == engine.OplogDB && coll == engine.OplogColl && r.Txn == nil {

@@ -14,7 +14,7 @@ import (
 // rest wait for getMores. MongoDB knows such a cursor's end exactly, so an
 // exhausted one is closed at once, even with a batchSize of 0.
 func (s *Service) serveList(r *Request, coll string, docs []bson.Raw, batchSize int64) (bson.Raw, error) {
-	return s.serveFirstBatch(r, r.DB, coll, &aggregate.SliceSource{Docs: docs}, &binding{r.Ctx}, firstBatch{
+	return s.serveFirstBatch(r, r.DB, coll, &aggregate.SliceSource{Docs: docs}, &binding{r.Ctx, r.op}, firstBatch{
 		size: batchSize, defaultSize: math.MaxInt64, empty: len(docs) == 0, list: true,
 	})
 }

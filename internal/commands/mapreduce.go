@@ -346,7 +346,7 @@ func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js
 		var suffix [8]byte
 		_, _ = rand.Read(suffix[:])
 		tmp := "tmp.mr." + out.coll + "_" + hex.EncodeToString(suffix[:])
-		o, err := engineEnv{e: s.Engine, ctx: r.Ctx, journal: wo.Journal, bypass: wo.BypassValidation}.output(out.db, out.coll, tmp, nil)
+		o, err := engineEnv{e: s.Engine, ctx: &binding{r.Ctx, r.op}, journal: wo.Journal, bypass: wo.BypassValidation}.output(out.db, out.coll, tmp, nil)
 		if err != nil {
 			return err
 		}

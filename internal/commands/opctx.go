@@ -78,11 +78,17 @@ func (s *Service) waitIdle(ctx context.Context) bool {
 // each getMore in turn), as MongoDB reattaches a cursor to each getMore's
 // operation. A cursor is used by one command at a time, handed over under
 // the cursor registry's lock, so rebinding needs no further
-// synchronization.
-type binding struct{ context.Context }
+// synchronization. op is that command's operation (nil between
+// commands), to which the cursor's writes ($out, $merge) leave their wait
+// for durability (deferDurable).
+type binding struct {
+	context.Context
+	op *activeOp
+}
 
-// bind makes b the context of the command whose context is ctx.
-func (b *binding) bind(ctx context.Context) { b.Context = ctx }
+// bind makes b the context of the command whose context is ctx and whose
+// operation is op.
+func (b *binding) bind(ctx context.Context, op *activeOp) { b.Context, b.op = ctx, op }
 
 // boundSource is a cursor's source with its binding and the part of the
 // opening command's maxTimeMS it has left: the time a cursor's commands
@@ -131,7 +137,7 @@ func (bs *boundSource) attach(ctx context.Context, op *activeOp, unbounded bool)
 	if bs.view != nil {
 		ctx = engine.WithReadView(ctx, bs.view)
 	}
-	bs.ctx.bind(ctx)
+	bs.ctx.bind(ctx, op)
 	start := time.Now()
 	var before engine.OpStats
 	if bs.opener != nil {
@@ -139,7 +145,7 @@ func (bs *boundSource) attach(ctx context.Context, op *activeOp, unbounded bool)
 	}
 	return func() {
 		bs.left -= time.Since(start)
-		bs.ctx.bind(context.Background())
+		bs.ctx.bind(context.Background(), nil)
 		stop()
 		if bs.opener != nil && op != nil {
 			op.stats.Add(bs.opener.stats.Since(before))

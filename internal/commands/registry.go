@@ -296,8 +296,8 @@ func (s *Service) run(r *Request, name string, c command, known bool) (bson.Raw,
 		}
 	}
 	reply, err := s.runInSession(r, name, c.h)
-	if r.owesDurable {
-		// the durability its writes deferred (writeOptions), owed whether
+	if op.owesDurable {
+		// the durability its writes deferred (deferDurable), owed whether
 		// or not a statement failed, as MongoDB waits for the write
 		// concern of a command that wrote before it failed
 		if derr := s.Engine.Durable(r.Args.WriteConcern.Journal()); err == nil {

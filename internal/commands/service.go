@@ -316,10 +316,6 @@ type Request struct {
 	// member and waited for its write concern (waitsForWriteConcern): its
 	// reply, an error's included, reports an unsatisfiable one.
 	waitedForWriteConcern bool
-	// owesDurable is set by a write outside a transaction made with
-	// writeOptions, which leave its wait for durability to run, once the
-	// command's statements are done.
-	owesDurable bool
 	// CloseConn is set when a fail point closes the connection: the
 	// server sends no reply and closes it.
 	CloseConn bool

@@ -76,14 +76,24 @@ var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
 // writeOptions are the transaction, write concern and
 // bypassDocumentValidation of a write command: the write must be durable
 // when acknowledged if its write concern asks for the journal (see
-// WriteConcern.Journal). Outside a transaction the command waits for that
-// once, after all its statements (Request.owesDurable), as MongoDB waits
-// for a command's write concern: a batch of N updates waited for N syncs.
-// Its updates take their timestamps from the cluster clock.
+// WriteConcern.Journal). Its updates take their timestamps from the
+// cluster clock.
 func writeOptions(s *Service, r *Request, c *cmdArgs) engine.WriteOptions {
-	r.owesDurable = r.owesDurable || r.Txn == nil
-	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), DeferDurable: r.Txn == nil, Ctx: r.Ctx,
+	wo := engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), Ctx: r.Ctx,
 		BypassValidation: c.bool("bypassDocumentValidation"), Clock: s.Clock}
+	deferDurable(r.op, &wo)
+	return wo
+}
+
+// deferDurable leaves the wait for durability of a write made with wo,
+// outside a transaction, to op's command, which waits once after all its
+// statements (run), as MongoDB waits for a command's write concern: a
+// batch of N updates waited for N syncs. Without an operation the write
+// waits for itself.
+func deferDurable(op *activeOp, wo *engine.WriteOptions) {
+	if op != nil && wo.Txn == nil {
+		op.owesDurable, wo.DeferDurable = true, true
+	}
 }
 
 // failsBatch reports whether a statement's error fails the whole write

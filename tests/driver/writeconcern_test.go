@@ -296,10 +296,11 @@ func TestWriteConcernTakenBy(t *testing.T) {
 	}
 }
 
-// TestWriteConcernWaitsOncePerCommand: a batch of updates or deletes under
-// a journaled write concern (the implicit w: "majority", or j: true) waits
-// for the log's sync once, after its statements, as MongoDB waits for a
-// command's write concern; it waited once per statement. The syncs are
+// TestWriteConcernWaitsOncePerCommand: a batch of updates or deletes, or
+// an aggregate's $merge, under a journaled write concern (the implicit w:
+// "majority", or j: true) waits for the log's sync once, after its
+// statements, as MongoDB waits for a command's write concern; it waited
+// once per statement or merged document. The syncs are
 // Pebble's, counted by /metrics; the journal flusher may add a few.
 func TestWriteConcernWaitsOncePerCommand(t *testing.T) {
 	cfg := replSetConfig()
@@ -312,9 +313,15 @@ func TestWriteConcernWaitsOncePerCommand(t *testing.T) {
 	for i := range docs {
 		docs[i] = bson.D{{Key: "_id", Value: i}}
 	}
-	if err := db.RunCommand(ctx, bson.D{{Key: "insert", Value: "wc"}, {Key: "documents", Value: docs}}).Err(); err != nil {
-		t.Fatal(err)
+	for _, coll := range []string{"wc", "wcsrc"} {
+		if err := db.RunCommand(ctx, bson.D{{Key: "insert", Value: coll}, {Key: "documents", Value: docs}}).Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
+	// $merge replaces each document of wc by wcsrc's with y set, one
+	// update each
+	merge := bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}},
+		bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "wc"}, {Key: "whenMatched", Value: "replace"}}}}}
 	const syncs = "folio_pebble_wal_fsync_duration_seconds_count"
 	for _, tc := range []struct {
 		name string
@@ -326,13 +333,14 @@ func TestWriteConcernWaitsOncePerCommand(t *testing.T) {
 		{"update j: true", bson.D{{Key: "update", Value: "wc"}, {Key: "updates", Value: statements(n, func(i int) bson.D {
 			return bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: i}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}}
 		})}, {Key: "writeConcern", Value: bson.D{{Key: "j", Value: true}}}}},
+		{"aggregate with $merge", bson.D{{Key: "aggregate", Value: "wcsrc"}, {Key: "pipeline", Value: merge}, {Key: "cursor", Value: bson.D{}}}},
 		{"delete", bson.D{{Key: "delete", Value: "wc"}, {Key: "deletes", Value: statements(n, func(i int) bson.D {
 			return bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: i}}}, {Key: "limit", Value: 1}}
 		})}}},
 	} {
 		before := scrape(t, in.MetricsAddr())[syncs]
 		var res bson.M
-		if err := db.RunCommand(ctx, tc.cmd).Decode(&res); err != nil || res["n"] != int32(n) {
+		if err := db.RunCommand(ctx, tc.cmd).Decode(&res); err != nil || res["n"] != int32(n) && tc.cmd[0].Key != "aggregate" {
 			t.Fatalf("%s: %v, %v", tc.name, res, err)
 		}
 		if d := scrape(t, in.MetricsAddr())[syncs] - before; d < 1 || d > n/4 {
