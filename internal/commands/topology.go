@@ -203,8 +203,9 @@ func (s *Service) lastWrite() bson.D {
 		return bson.D{{Key: "ts", Value: bson.Timestamp{T: t.Secs(), I: t.Inc()}}, {Key: "t", Value: int64(term)}},
 			bson.NewDateTimeFromTime(time.Unix(int64(t.Secs()), 0))
 	}
-	maj, majDate := opTime(s.Engine.OplogMajority()) // first: at most last
-	last, lastDate := opTime(s.Engine.OplogLast())
+	lastSt, majSt := s.Engine.OplogPoints()
+	last, lastDate := opTime(lastSt)
+	maj, majDate := opTime(majSt)
 	return bson.D{{Key: "opTime", Value: last}, {Key: "lastWriteDate", Value: lastDate},
 		{Key: "majorityOpTime", Value: maj}, {Key: "majorityWriteDate", Value: majDate}}
 }

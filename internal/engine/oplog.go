@@ -628,6 +628,18 @@ func (e *Engine) OplogMajority() uint64 {
 	return st
 }
 
+// OplogPoints are OplogLast and OplogMajority read together, the majority
+// point never past the last: on TiKV each read of the last stamp takes a
+// new timestamp, and there the two are one.
+func (e *Engine) OplogPoints() (last, majority uint64) {
+	last = e.OplogLast()
+	if e.oplog.durable == nil {
+		return last, last
+	}
+	m, _ := e.oplog.durable.DurableStamp()
+	return last, min(m, last)
+}
+
 // majority is OplogMajority and a channel closed once it may have moved.
 func (o *oplogState) majority() (uint64, <-chan struct{}) {
 	if o.durable == nil {
