@@ -302,11 +302,6 @@ func (e *Engine) commit(tx storage.Txn) error {
 	return tx.Commit()
 }
 
-// Durable waits until every write committed so far is on disk, when the
-// writes asked for it (journal) or the engine makes every write durable:
-// the wait a WriteOptions.DeferDurable caller owes once its writes are done.
-func (e *Engine) Durable(journal bool) error { return e.durable(journal) }
-
 // ackDurable is the wait for durability a write made with wo owes before
 // it is acknowledged, once it changed something: none when its caller
 // waits instead (DeferDurable).
@@ -314,12 +309,14 @@ func (e *Engine) ackDurable(wo WriteOptions) error {
 	if wo.DeferDurable {
 		return nil
 	}
-	return e.durable(wo.Journal)
+	return e.Durable(wo.Journal)
 }
 
-// durable waits until every write committed so far is on disk, when the
-// write asked for it (journal) or the engine makes every write durable.
-func (e *Engine) durable(journal bool) error {
+// Durable waits until every write committed so far is on disk, when the
+// write asked for it (journal) or the engine makes every write durable:
+// also the wait a WriteOptions.DeferDurable caller owes once its writes
+// are done.
+func (e *Engine) Durable(journal bool) error {
 	switch {
 	case e.opts.Durability == DurableNever:
 		return nil

@@ -288,7 +288,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 	first := st.noteQuery(c, q, hint)
 	p, trial, err := e.planChecked(ctx, c, q, ts, hint, txn, limit)
 	if first && p != nil && p.IDHack() && !c.Clustered() {
-		st.queryCached = false
+		st.first.cached = false
 	}
 	return p, trial, err
 }

@@ -631,12 +631,15 @@ func (e *Engine) OplogMajority() uint64 {
 // OplogPoints are OplogLast and OplogMajority read together, the majority
 // point never past the last: on TiKV each read of the last stamp takes a
 // new timestamp, and there the two are one.
-func (e *Engine) OplogPoints() (last, majority uint64) {
-	last = e.OplogLast()
-	if e.oplog.durable == nil {
+func (e *Engine) OplogPoints() (last, majority uint64) { return e.oplog.points() }
+
+// points are OplogPoints.
+func (o *oplogState) points() (last, majority uint64) {
+	last, _ = o.stamps.LastStamp()
+	if o.durable == nil {
 		return last, last
 	}
-	m, _ := e.oplog.durable.DurableStamp()
+	m, _ := o.durable.DurableStamp()
 	return last, min(m, last)
 }
 
@@ -654,9 +657,8 @@ func (o *oplogState) majorityLags() bool {
 	if o == nil || o.durable == nil {
 		return false
 	}
-	last, _ := o.stamps.LastStamp()
-	st, _ := o.durable.DurableStamp()
-	return st < last
+	last, majority := o.points()
+	return majority < last
 }
 
 // OplogOldest is the stamp of the oldest entry kept (0: none), read from

@@ -47,20 +47,10 @@ type OpStats struct {
 	plan      *planner.Plan
 	clustered bool
 	count     bool
-	// The operation's first query, as MongoDB's OpDebug records it
-	// (get_executor.cpp, PrepareExecutionHelper::prepare; the first only,
-	// an outer pipeline's over its inner queries'): a queryHash for any
-	// query on an existing collection, a planCacheKey (queryCached) when
-	// the plan cache takes the query (PlanCache::shouldCacheQuery) and no
-	// IDHACK serves it. Its parts are kept, not its hashes, which are
-	// computed only for a record that shows them (QueryHashes).
-	// queryNoted is set once the first query is known: one planned, or
-	// one MongoDB serves without a canonical query (queryColl nil: no
-	// hashes).
-	queryNoted, queryStrict, queryCached bool
-	queryColl                            *Collection
-	queryFilter                          *query.Filter
-	querySort, queryProj                 bson.Raw
+	// first is the operation's first query, as MongoDB's OpDebug records
+	// it (get_executor.cpp, PrepareExecutionHelper::prepare; the first
+	// only, an outer pipeline's over its inner queries').
+	first firstQuery
 	// live, when set, is shown the first plan as the operation starts
 	// it (Publish).
 	live *LivePlan
@@ -247,9 +237,8 @@ func (s *OpStats) Add(o OpStats) {
 	s.KeysDeleted += o.KeysDeleted
 	s.Inserted, s.Deleted = s.Inserted || o.Inserted, s.Deleted || o.Deleted
 	s.OpTime = max(s.OpTime, o.OpTime)
-	if !s.queryNoted {
-		s.queryNoted, s.queryStrict, s.queryCached = o.queryNoted, o.queryStrict, o.queryCached
-		s.queryColl, s.queryFilter, s.querySort, s.queryProj = o.queryColl, o.queryFilter, o.querySort, o.queryProj
+	if !s.first.noted {
+		s.first = o.first
 	}
 	if s.plan == nil {
 		s.plan, s.clustered, s.count = o.plan, o.clustered, o.count
@@ -268,16 +257,29 @@ func (s *OpStats) Since(before OpStats) OpStats {
 	return d
 }
 
+// firstQuery is the query whose queryHash, on an existing collection, and
+// planCacheKey (cached), when the plan cache takes the query
+// (PlanCache::shouldCacheQuery) and no IDHACK serves it, an operation's
+// record shows. Its parts are kept, not its hashes, which are computed
+// only for a record that shows them (OpStats.QueryHashes). noted is set
+// once the first query is known: one planned, or one MongoDB serves
+// without a canonical query (coll nil: no hashes).
+type firstQuery struct {
+	noted, strict, cached bool
+	coll                  *Collection
+	filter                *query.Filter
+	sort, proj            bson.Raw
+}
+
 // noteQuery records q, planned on c with hint, as s's first query unless
 // s has one (or is nil, or q is an explain's: Folio's explain reports its
 // plan in its output, not in its operation's record); it reports whether
 // it did.
 func (s *OpStats) noteQuery(c *Collection, q compiledFind, hint bson.RawValue) bool {
-	if s == nil || s.queryNoted || q.explain {
+	if s == nil || s.first.noted || q.explain {
 		return false
 	}
-	s.queryNoted, s.queryStrict, s.queryCached = true, q.strict, cacheable(q, hint)
-	s.queryColl, s.queryFilter, s.querySort, s.queryProj = c, q.filter, q.sortDoc, q.projDoc
+	s.first = firstQuery{noted: true, strict: q.strict, cached: cacheable(q, hint), coll: c, filter: q.filter, sort: q.sortDoc, proj: q.projDoc}
 	return true
 }
 
@@ -285,8 +287,8 @@ func (s *OpStats) noteQuery(c *Collection, q compiledFind, hint bson.RawValue) b
 // serves without preparing a canonical query (an IDHACK write by _id, a
 // count read from the record store's count), which has no hashes.
 func (s *OpStats) noteUnplanned() {
-	if s != nil && !s.queryNoted {
-		s.queryNoted = true
+	if s != nil && !s.first.noted {
+		s.first.noted = true
 	}
 }
 
@@ -314,11 +316,12 @@ func hinted(hint bson.RawValue) bool {
 // query as the profiler and the slow-operation log show them, the values
 // its explain shows (identify); "" for each it has none of.
 func (s *OpStats) QueryHashes() (queryHash, planCacheKey string) {
-	if s.queryColl == nil {
+	fq := &s.first
+	if fq.coll == nil {
 		return "", ""
 	}
-	id := identify(s.queryColl, compiledFind{filter: s.queryFilter, sortDoc: s.querySort, projDoc: s.queryProj, strict: s.queryStrict})
-	if !s.queryCached {
+	id := identify(fq.coll, compiledFind{filter: fq.filter, sortDoc: fq.sort, projDoc: fq.proj, strict: fq.strict})
+	if !fq.cached {
 		return id.queryHash, ""
 	}
 	return id.queryHash, id.cacheKey

@@ -79,7 +79,7 @@ func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	// cache takes none (PlanCache::shouldCacheQuery).
 	q.strict = apiStrictIn(o.Ctx)
 	if st := opStatsIn(o.Ctx); st.noteQuery(c, q, o.Hint) {
-		st.queryCached = false
+		st.first.cached = false
 	}
 	left := o.Limit
 	if left <= 0 {

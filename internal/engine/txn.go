@@ -393,7 +393,7 @@ func (t *Txn) CommitRecorded(ctx context.Context, rec Recorder) error {
 	if rec != nil {
 		rec.Committed()
 	}
-	return e.durable(true)
+	return e.Durable(true)
 }
 
 // Abort discards the transaction's writes.
